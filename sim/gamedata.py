@@ -1,0 +1,494 @@
+"""Load, validate and overlay the project's data files.
+
+The shipped files live in ``sim/data/``: ``luna.toml`` (exact facts of Luna), ``moon.toml`` (the
+modelled Moon board) and ``players/*.toml`` (the modelled scripted-player profiles). Every file is
+checked against the schemas below (pydantic); a problem is reported as ``file: field: problem``, one
+line each, through :class:`DataError`.
+
+An overlay is a designer's variant: one TOML file whose ``[luna]`` and ``[moon]`` tables are merged
+over the shipped data without touching it. Tables merge key by key; a list of tables whose entries
+carry an ``id`` (Luna's cards, track sides, action cards) merges entry by entry, matched on ``id``;
+any other value replaces the shipped one. Example, new token positions for level 5::
+
+    name = "level 5, later tokens"
+    [luna.levels.5]
+    helium_tokens = [9, 15]
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+DATA_DIR = Path(__file__).parent / "data"
+SLOT_LETTERS = "ABCDE"
+COMPANY_SELECTIONS = (
+    "most_valuable",
+    "two_most_valuable",
+    "second_most_valuable",
+    "least_valuable",
+    "lead_biggest_margin",
+    "two_biggest_leads",
+    "all_four",
+)
+LEVELS = tuple(str(level) for level in range(9))
+
+
+class DataError(Exception):
+    """Invalid data: ``problems`` holds one ``file: field: problem`` line per problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _check_cells(cells: Iterable[str]) -> None:
+    for cell in cells:
+        if any(letter not in SLOT_LETTERS for letter in cell):
+            raise ValueError(f"cell {cell!r} may only hold the slot letters A-E")
+
+
+def _check_matrix(matrix: list[list[str]], rows: int, columns: int) -> list[list[str]]:
+    if len(matrix) != rows or any(len(row) != columns for row in matrix):
+        raise ValueError(f"must be {rows} rows of {columns} cells")
+    _check_cells(cell for row in matrix for cell in row)
+    return matrix
+
+
+# ---------------------------------------------------------------- Luna's cards (exact)
+
+class GainCoin(_Strict):
+    type: Literal["gain_coin"]
+    count: int = Field(ge=1)
+
+
+class GainHelium(_Strict):
+    type: Literal["gain_helium"]
+    count: int = Field(ge=1)
+
+
+class AdvanceResearch(_Strict):
+    type: Literal["advance_research"]
+    count: int = Field(ge=1)
+
+
+class AdvanceCompany(_Strict):
+    type: Literal["advance_company"]
+    count: int = Field(ge=1)
+    company: Literal[COMPANY_SELECTIONS]  # type: ignore[valid-type]
+
+
+class ExpandCompany(_Strict):
+    type: Literal["expand_company"]
+    count: int = Field(ge=1)
+    company: Literal[COMPANY_SELECTIONS]  # type: ignore[valid-type]
+    sector: Literal["min", "max"]
+
+
+class GainCard(_Strict):
+    type: Literal["gain_card"]
+    select: Literal["match_slot", "most_valuable_share"]
+    display: list[list[str]] | None = None  # 4 rows x 3 columns, display spaces 1-12 row-major
+
+    @model_validator(mode="after")
+    def _display_matches_select(self) -> GainCard:
+        if self.select == "match_slot":
+            if self.display is None:
+                raise ValueError("match_slot needs a display matrix")
+            _check_matrix(self.display, 4, 3)
+        elif self.display is not None:
+            raise ValueError("most_valuable_share takes no display matrix")
+        return self
+
+
+class DiscardResearchPlan(_Strict):
+    type: Literal["discard_research_plan"]
+    select: Literal["match_slot", "latest_special"]
+    row: Literal["A", "B", "C"] | None = None
+    spaces: list[str] | None = None  # 4 spaces of the named row
+
+    @model_validator(mode="after")
+    def _row_matches_select(self) -> DiscardResearchPlan:
+        if self.select == "match_slot":
+            if self.row is None or self.spaces is None:
+                raise ValueError("match_slot needs a row and its 4 spaces")
+            if len(self.spaces) != 4:
+                raise ValueError("spaces must list 4 cells")
+            _check_cells(self.spaces)
+        elif self.row is not None or self.spaces is not None:
+            raise ValueError("latest_special takes no row or spaces")
+        return self
+
+
+class PlaceBonusMarker(_Strict):
+    type: Literal["place_bonus_marker"]
+    spaces: list[list[str]]  # 3 rows x 4 columns; the top row (majority spaces) is never designated
+
+    @field_validator("spaces")
+    @classmethod
+    def _shape(cls, spaces: list[list[str]]) -> list[list[str]]:
+        _check_matrix(spaces, 3, 4)
+        if any(spaces[0]):
+            raise ValueError("the top row holds the majority bonus spaces, which Luna never designates")
+        return spaces
+
+
+CardAction = Annotated[
+    Union[GainCoin, GainHelium, AdvanceResearch, AdvanceCompany, ExpandCompany, GainCard, DiscardResearchPlan,
+          PlaceBonusMarker],
+    Field(discriminator="type"),
+]
+RevealAction = Annotated[Union[GainHelium, AdvanceResearch], Field(discriminator="type")]
+
+
+class Majority(_Strict):
+    left: int = Field(ge=0)
+    right: int = Field(ge=0)
+    scientists: int = Field(ge=0)
+
+
+class LunaCard(_Strict):
+    id: str
+    grade: Literal[1, 2]
+    majority: Majority
+    reveal: RevealAction | None = None
+    actions: list[CardAction] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _expansion_follows_its_advance(self) -> LunaCard:
+        for index, action in enumerate(self.actions):
+            if isinstance(action, ExpandCompany):
+                before = [a for a in self.actions[:index] if isinstance(a, AdvanceCompany)]
+                if not before or before[-1].company != action.company:
+                    raise ValueError(
+                        f"actions.{index}: expand_company must follow an advance_company with the same company")
+        return self
+
+
+class LunaBoard(_Strict):
+    start_crypcoin: int = Field(ge=0)
+    bonus_markers: int = Field(ge=0)
+    initial_slots: list[Literal["A", "B", "C", "D", "E"]]
+    tank_max: int = Field(ge=1)
+    tank_switch_at: int = Field(ge=1)
+    research_max: int = Field(ge=1)
+    research_switch_at: int = Field(ge=1)
+    past_end_crypcoin_per_step: int = Field(ge=0)
+
+
+class FinalScoring(_Strict):
+    helium_tank: list[tuple[int, int]]
+    research_track: list[tuple[int, int]]
+
+    @field_validator("helium_tank", "research_track")
+    @classmethod
+    def _increasing(cls, table: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        positions = [position for position, _ in table]
+        if positions != sorted(set(positions)):
+            raise ValueError("positions must be strictly increasing")
+        return table
+
+
+class Level(_Strict):
+    grade2: bool
+    slot_switches: bool
+    helium_tokens: list[int]
+    research_tokens: list[int]
+    start_helium: int = Field(ge=0)
+    start_research: int = Field(ge=0)
+
+
+class LunaData(_Strict):
+    board: LunaBoard
+    final_scoring: FinalScoring
+    levels: dict[str, Level]
+    cards: list[LunaCard]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> LunaData:
+        if sorted(self.levels, key=int) != list(LEVELS):
+            raise ValueError(f"levels must be exactly 0-8, got {sorted(self.levels, key=int)}")
+        ids = [card.id for card in self.cards]
+        if len(set(ids)) != len(ids):
+            raise ValueError("card ids must be unique")
+        if not any(card.grade == 1 for card in self.cards):
+            raise ValueError("cards: at least one grade-1 card is needed")
+        for name, level in self.levels.items():
+            for token in level.helium_tokens:
+                if not 1 <= token <= self.board.tank_max:
+                    raise ValueError(f"levels.{name}.helium_tokens: {token} is off the tank track (1-{self.board.tank_max})")
+            for token in level.research_tokens:
+                if not 1 <= token <= self.board.research_max:
+                    raise ValueError(
+                        f"levels.{name}.research_tokens: {token} is off the research track (1-{self.board.research_max})")
+            if level.start_helium > self.board.tank_max or level.start_research > self.board.research_max:
+                raise ValueError(f"levels.{name}: start position off the track")
+        return self
+
+
+# ---------------------------------------------------------------- the Moon board (modelled)
+
+class Sectors(_Strict):
+    note: str
+    rows: int = Field(ge=1)
+    columns: int = Field(ge=1)
+    adjacent: list[list[int]]
+
+    @model_validator(mode="after")
+    def _symmetric(self) -> Sectors:
+        count = self.rows * self.columns
+        if len(self.adjacent) != count:
+            raise ValueError(f"adjacent must list the neighbours of all {count} sectors")
+        for index, neighbours in enumerate(self.adjacent, start=1):
+            for other in neighbours:
+                if not 1 <= other <= count or other == index:
+                    raise ValueError(f"adjacent.{index - 1}: {other} is not another sector")
+                if index not in self.adjacent[other - 1]:
+                    raise ValueError(f"adjacent: {index} lists {other} but not the other way round")
+        return self
+
+
+class Stations(_Strict):
+    note: str
+    columns: int = Field(ge=1)
+    coin_icons: list[int] = Field(min_length=1)
+    setup_outposts: int = Field(ge=0)
+    touches: dict[str, list[int]]
+
+
+class Barrier(_Strict):
+    after: int = Field(ge=0)
+    price: int = Field(ge=0)
+
+
+class Threshold(_Strict):
+    after: int = Field(ge=0)
+    reward: int = Field(ge=0)
+
+
+class TrackSide(_Strict):
+    id: str = Field(pattern=r"^[A-Z][12]$")
+    barriers: list[Barrier]
+    thresholds: list[Threshold]
+
+    @model_validator(mode="after")
+    def _distinct_gaps(self) -> TrackSide:
+        gaps = [b.after for b in self.barriers] + [t.after for t in self.thresholds]
+        if len(set(gaps)) != len(gaps):
+            raise ValueError("a barrier and a threshold (or two of either) share a gap")
+        return self
+
+
+class Tracks(_Strict):
+    note: str
+    spaces: int = Field(ge=1)
+    sides: list[TrackSide]
+
+    @model_validator(mode="after")
+    def _sides(self) -> Tracks:
+        ids = [side.id for side in self.sides]
+        if len(set(ids)) != len(ids):
+            raise ValueError("side ids must be unique")
+        letters = sorted({side_id[0] for side_id in ids})
+        if len(letters) < 4:
+            raise ValueError("at least 4 tracks (letters) are needed")
+        for letter in letters:
+            if sorted(side_id for side_id in ids if side_id[0] == letter) != [letter + "1", letter + "2"]:
+                raise ValueError(f"track {letter} needs both sides {letter}1 and {letter}2")
+        for side in self.sides:
+            for gap in [b.after for b in side.barriers] + [t.after for t in side.thresholds]:
+                if gap >= self.spaces:
+                    raise ValueError(f"side {side.id}: gap after {gap} is not before the last space {self.spaces}")
+        return self
+
+
+class Display(_Strict):
+    note: str
+    spaces: Literal[12]
+
+
+class Research(_Strict):
+    note: str
+    row_spaces: Literal[4]
+    row_deck: int = Field(ge=0)
+    special_plans: int = Field(ge=0)
+    special_face_up_at_start: int = Field(ge=0)
+
+
+class BonusSpaces(_Strict):
+    note: str
+    majority_row: list[Literal["titanium", "carbon", "energy", "minerals"]]
+
+
+class StartingToken(_Strict):
+    helium: int | None = Field(default=None, ge=1)
+    company: str | None = None
+    steps: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> StartingToken:
+        if (self.helium is None) == (self.company is None) or (self.company is None) != (self.steps is None):
+            raise ValueError("a token gives either helium steps or steps on one company track")
+        return self
+
+
+class StartingTokens(_Strict):
+    note: str
+    tokens: list[StartingToken] = Field(min_length=1)
+
+
+class ActionCard(_Strict):
+    id: int
+    share: str  # company key, or "" for no extra share
+    price: int = Field(ge=0)
+    titanium: int = Field(ge=0)
+    carbon: int = Field(ge=0)
+    energy: int = Field(ge=0)
+    minerals: int = Field(ge=0)
+    scientists: int = Field(ge=0)
+
+
+class ActionCards(_Strict):
+    note: str
+    cards: list[ActionCard]
+
+
+class MoonData(_Strict):
+    companies: list[str] = Field(min_length=4, max_length=4)
+    company_names: list[str] = Field(min_length=4, max_length=4)
+    sectors: Sectors
+    stations: Stations
+    tracks: Tracks
+    display: Display
+    research: Research
+    bonus_spaces: BonusSpaces
+    starting_tokens: StartingTokens
+    action_cards: ActionCards
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MoonData:
+        companies = set(self.companies)
+        count = self.sectors.rows * self.sectors.columns
+        if set(self.stations.touches) != companies:
+            raise ValueError(f"stations.touches must name exactly the companies {self.companies}")
+        for company, sectors in self.stations.touches.items():
+            if not sectors or any(not 1 <= s <= count for s in sectors):
+                raise ValueError(f"stations.touches.{company}: sectors must be within 1-{count}")
+            if self.stations.setup_outposts > len(sectors):
+                raise ValueError(f"stations.touches.{company}: fewer touched sectors than setup outposts")
+        for index, token in enumerate(self.starting_tokens.tokens):
+            if token.company is not None and token.company not in companies:
+                raise ValueError(f"starting_tokens.tokens.{index}.company: unknown company {token.company!r}")
+        ids = [card.id for card in self.action_cards.cards]
+        if len(set(ids)) != len(ids):
+            raise ValueError("action_cards.cards: ids must be unique")
+        for index, card in enumerate(self.action_cards.cards):
+            if card.share and card.share not in companies:
+                raise ValueError(f"action_cards.cards.{index}.share: unknown company {card.share!r}")
+        return self
+
+
+# ---------------------------------------------------------------- loading
+
+@dataclass(frozen=True)
+class GameData:
+    """Everything the engines read: Luna's exact data and the modelled board, validated."""
+
+    luna: LunaData
+    moon: MoonData
+    sources: tuple[str, ...]  # the files it was read from, overlay last
+
+    @property
+    def digest(self) -> str:
+        """A short fingerprint of the resolved data, for manifests."""
+        text = json.dumps({"luna": self.luna.model_dump(), "moon": self.moon.model_dump()}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise DataError([f"{path}: file not found"]) from None
+    except tomllib.TOMLDecodeError as error:
+        raise DataError([f"{path}: not valid TOML: {error}"]) from None
+
+
+def _format_errors(path: Path | str, error: ValidationError, prefix: str = "") -> list[str]:
+    lines = []
+    for problem in error.errors():
+        location = ".".join(str(part) for part in problem["loc"])
+        field = prefix + location if location else prefix.rstrip(".") or "(top level)"
+        message = problem["msg"].removeprefix("Value error, ")
+        lines.append(f"{path}: {field}: {message}")
+    return lines
+
+
+def _validate(model: type[BaseModel], raw: dict[str, Any], path: Path | str, prefix: str = "") -> Any:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as error:
+        raise DataError(_format_errors(path, error, prefix)) from None
+
+
+def merge_overlay(base: Any, overlay: Any, where: str = "") -> Any:
+    """Merge ``overlay`` over ``base`` (see the module docstring); neither argument is changed."""
+    if isinstance(base, dict) and isinstance(overlay, dict):
+        merged = copy.deepcopy(base)
+        for key, value in overlay.items():
+            merged[key] = merge_overlay(base[key], value, f"{where}{key}.") if key in base else copy.deepcopy(value)
+        return merged
+    if (isinstance(base, list) and isinstance(overlay, list) and base and overlay
+            and all(isinstance(item, dict) and "id" in item for item in base + overlay)):
+        merged = copy.deepcopy(base)
+        index = {item["id"]: position for position, item in enumerate(base)}
+        for item in overlay:
+            if item["id"] not in index:
+                raise DataError([f"{where.rstrip('.')}: no entry with id {item['id']!r} to replace"])
+            merged[index[item["id"]]] = merge_overlay(base[index[item["id"]]], item, where)
+        return merged
+    return copy.deepcopy(overlay)
+
+
+def load_game_data(overlay: str | Path | None = None, data_dir: Path = DATA_DIR) -> GameData:
+    """Read and validate the shipped data, then apply an overlay file if one is given.
+
+    Raises
+    ------
+    DataError
+        One ``file: field: problem`` line per problem found.
+    """
+    luna_path, moon_path = data_dir / "luna.toml", data_dir / "moon.toml"
+    luna_raw, moon_raw = _read_toml(luna_path), _read_toml(moon_path)
+    luna = _validate(LunaData, luna_raw, luna_path)
+    moon = _validate(MoonData, moon_raw, moon_path)
+    sources = [str(luna_path), str(moon_path)]
+    if overlay is not None:
+        overlay_path = Path(overlay)
+        raw = _read_toml(overlay_path)
+        unknown = sorted(set(raw) - {"name", "description", "luna", "moon"})
+        if unknown:
+            raise DataError([f"{overlay_path}: {key}: unknown table (an overlay has name, description, luna, moon)"
+                             for key in unknown])
+        try:
+            luna_raw = merge_overlay(luna_raw, raw.get("luna", {}), "luna.")
+            moon_raw = merge_overlay(moon_raw, raw.get("moon", {}), "moon.")
+        except DataError as error:
+            raise DataError([f"{overlay_path}: {line}" for line in error.problems]) from None
+        luna = _validate(LunaData, luna_raw, overlay_path, "luna.")
+        moon = _validate(MoonData, moon_raw, overlay_path, "moon.")
+        sources.append(str(overlay_path))
+    return GameData(luna=luna, moon=moon, sources=tuple(sources))
