@@ -1,0 +1,146 @@
+"""The ``luna-balance`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from sim.config import ConfigError, GameConfig, parse_seats
+from sim.gamedata import DataError, load_game_data
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage problem as one line and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"luna-balance: {message}\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def _add_game_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, default=1, help="run seed (default 1)")
+    parser.add_argument("--rounds", type=int, default=7, choices=(6, 7),
+                        help="7, or 6 for the threat card Singularity")
+    parser.add_argument("--start-bonus", default="random", choices=("random", "none"),
+                        help="Luna's starting research token: drawn at random, or none")
+    parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the shipped data")
+    parser.add_argument("--engine", default="reference", choices=("reference", "numba"))
+    parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
+    parser.add_argument("--chunk-size", type=int, default=20_000, help="games per chunk written")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="luna-balance", description="Monte Carlo balance analysis for Luna (Skymines).")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    simulate = commands.add_parser("simulate", help="play games and write a run directory")
+    simulate.add_argument("--seats", required=True, help="e.g. luna:5 or scripted:passive,luna:3,luna:5")
+    simulate.add_argument("--games", type=int, required=True)
+    simulate.add_argument("--out", required=True, help="run directory to write")
+    simulate.add_argument("--detail", choices=("rounds",), default=None,
+                          help="also write luna_rounds.parquet (one row per game, Luna seat and round)")
+    _add_game_options(simulate)
+
+    levels = commands.add_parser("levels", help="play single-Luna games at each level and print a summary table")
+    levels.add_argument("--games", type=int, default=2_000, help="games per level (default 2000)")
+    levels.add_argument("--levels", default="0-8", help="e.g. 0-8 or 2,5,8")
+    levels.add_argument("--out", default=None, help="keep the run directories under this folder")
+    _add_game_options(levels)
+    return parser
+
+
+def parse_levels(text: str) -> list[int]:
+    levels: list[int] = []
+    for part in text.split(","):
+        bounds = part.strip().split("-")
+        try:
+            numbers = [int(bound) for bound in bounds]
+        except ValueError:
+            raise ConfigError(f"--levels: {part!r} is not a level or a range like 0-8") from None
+        if len(numbers) == 2:
+            numbers = list(range(numbers[0], numbers[1] + 1))
+        if len(numbers) not in (1, len(numbers)) or any(not 0 <= n <= 8 for n in numbers):
+            raise ConfigError(f"--levels: {part!r} is outside the levels 0-8")
+        levels.extend(numbers)
+    return sorted(set(levels))
+
+
+def _progress_bar(total: int, quiet: bool, label: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="game", desc=label, disable=quiet or not sys.stderr.isatty(),
+                smoothing=0.1, dynamic_ncols=True)
+
+
+def command_simulate(args: argparse.Namespace) -> int:
+    from sim.run import run_simulation
+
+    data = load_game_data(args.overlay)
+    config = GameConfig(seats=parse_seats(args.seats), rounds=args.rounds, start_bonus=args.start_bonus)
+    if args.games < 1:
+        raise ConfigError(f"--games: must be at least 1, got {args.games}")
+    with _progress_bar(args.games, args.quiet, "simulate") as bar:
+        out = run_simulation(data, config, args.games, args.seed, args.out, engine=args.engine,
+                             detail=args.detail == "rounds", chunk_size=args.chunk_size, workers=args.workers,
+                             overlay=args.overlay, progress=bar.update)
+    print(f"wrote {out}")
+    return 0
+
+
+def command_levels(args: argparse.Namespace) -> int:
+    import tempfile
+
+    import pandas as pd
+
+    from sim.run import run_simulation
+
+    data = load_game_data(args.overlay)
+    levels = parse_levels(args.levels)
+    base = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="luna-levels-"))
+    frames = []
+    with _progress_bar(args.games * len(levels), args.quiet, "levels") as bar:
+        for level in levels:
+            config = GameConfig(seats=parse_seats(f"luna:{level}"), rounds=args.rounds, start_bonus=args.start_bonus)
+            out = run_simulation(data, config, args.games, args.seed, base / f"level-{level}", engine=args.engine,
+                                 chunk_size=args.chunk_size, workers=args.workers, overlay=args.overlay,
+                                 progress=bar.update)
+            frames.append(pd.read_parquet(out / "seats.parquet"))
+    seats = pd.concat(frames, ignore_index=True)
+    table = seats.groupby("level").agg(
+        games=("game", "size"), helium=("helium", "mean"), research=("research", "mean"), cash=("cash", "mean"),
+        score_total=("score_total", "mean"), score_sd=("score_total", "std"), reshuffles=("reshuffles", "mean"),
+        grade2_entered=("grade2_entered", "mean"))
+    print(f"Single-Luna games per level: {args.games}, seed {args.seed}, start bonus {args.start_bonus}, "
+          f"engine {args.engine}")
+    print(table.round(2).to_string())
+    if not args.out:
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handlers = {"simulate": command_simulate, "levels": command_levels}
+    try:
+        return handlers[args.command](args)
+    except DataError as error:
+        for line in error.problems:
+            sys.stderr.write(f"luna-balance: {line}\n")
+        return EXIT_USAGE
+    except (ConfigError, ValueError, FileExistsError) as error:
+        sys.stderr.write(f"luna-balance: {error}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("luna-balance: interrupted; nothing half-written was left behind\n")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""The output contract: column names of ``seats.parquet`` and ``luna_rounds.parquet``.
+
+Both engines return the numeric columns below as arrays (one row per game and seat, games in
+order, seats in order within a game; rounds likewise per game, Luna seat and round); the run
+driver adds the text columns (kind, profile, card ids).
+"""
+
+COMPANIES = ("astrogo", "tawac", "skymine", "minerva")
+
+# Numeric per-seat columns every engine fills, in this order (int64 except ``won``).
+SEAT_NUMERIC = (
+    "score_total", "score_cash", "score_helium", "score_research",
+    *(f"score_{c}" for c in COMPANIES),
+    *(f"shares_{c}" for c in COMPANIES),
+    *(f"value_{c}" for c in COMPANIES),
+    "helium", "research", "cash", "cards_gained", "bonus_markers_placed", "plans_discarded",
+    "outposts_placed", "ousted", "reshuffles", "grade2_entered", "grade2_by_reshuffle", "grade2_by_token",
+    "slot_a_first_round", "slot_e_first_round", "rank", "won",
+)
+# Columns the driver adds from the configuration.
+SEAT_CONFIG = ("game", "seat", "kind", "level", "profile", "strength")
+SEAT_COLUMNS = SEAT_CONFIG + SEAT_NUMERIC
+
+# Numeric per-round columns (card_* hold Luna card indices, -1 = no card; the driver turns them into ids).
+ROUND_CARD_COLUMNS = ("card_a", "card_b", "card_c", "card_d", "card_e")
+ROUND_NUMERIC = (
+    "game", "seat", "round", *ROUND_CARD_COLUMNS,
+    "majority_titanium", "majority_carbon", "majority_energy", "majority_minerals", "majority_scientists",
+    "reshuffles", "grade2_entered", "grade2_by_reshuffle", "grade2_by_token", "deck_size_start",
+    "helium", "research", "cash",
+)
