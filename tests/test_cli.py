@@ -1,0 +1,122 @@
+"""The command line and the run directory it writes: contract, errors, atomicity, reproducibility."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from sim import run as run_module
+from sim.cli import main
+from sim.columns import ROUND_NUMERIC, SEAT_COLUMNS
+
+CHECK_RUN = Path(__file__).resolve().parents[2] / "shared" / "tools" / "check_run.py"
+
+
+def simulate(tmp_path: Path, *extra: str, name: str = "run") -> Path:
+    out = tmp_path / name
+    assert main(["simulate", "--games", "60", "--seed", "11", "--out", str(out), "--quiet", *extra]) == 0
+    return out
+
+
+def test_simulate_writes_the_contract(tmp_path):
+    out = simulate(tmp_path, "--seats", "scripted:passive,luna:2,luna:6", "--detail", "rounds")
+    seats = pd.read_parquet(out / "seats.parquet")
+    rounds = pd.read_parquet(out / "luna_rounds.parquet")
+    assert list(seats.columns) == list(SEAT_COLUMNS)
+    assert set(ROUND_NUMERIC) <= set(rounds.columns)
+    assert len(seats) == 60 * 3 and len(rounds) == 60 * 2 * 7
+    assert seats.groupby("game").won.sum().eq(1.0).all()
+    assert set(rounds.card_b) <= {card for card in rounds.card_b if card.startswith(("I-", "II-"))}
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["seats"] == ["scripted:passive", "luna:2", "luna:6"]
+    assert manifest["config"]["seed"] == 11 and manifest["config"]["engine"] == "reference"
+    assert {"numpy", "pandas", "pyarrow", "python"} <= set(manifest["versions"])
+    assert len(manifest["data"]["digest"]) == 16
+
+
+def test_off_slots_are_empty_card_ids(tmp_path):
+    out = simulate(tmp_path, "--seats", "luna:0", "--detail", "rounds")
+    rounds = pd.read_parquet(out / "luna_rounds.parquet")
+    assert (rounds.card_a == "").all() and (rounds.card_e == "").all()  # level 0: A and E never switch on
+    assert (rounds.card_b != "").all()
+
+
+@pytest.mark.skipif(not CHECK_RUN.exists(), reason="shared/tools/check_run.py is not beside this checkout")
+def test_shared_contract_checker_accepts_runs(tmp_path):
+    runs = [simulate(tmp_path, "--seats", seats, "--detail", "rounds", name=f"r{i}")
+            for i, seats in enumerate(["luna:0", "luna:1", "luna:5", "scripted:passive,luna:8", "luna:3,luna:4"])]
+    result = subprocess.run([sys.executable, str(CHECK_RUN), *map(str, runs)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_same_seed_same_numbers_for_any_workers_and_chunks(tmp_path):
+    one = simulate(tmp_path, "--seats", "luna:5", name="one")
+    two = simulate(tmp_path, "--seats", "luna:5", "--workers", "2", "--chunk-size", "7", name="two")
+    pd.testing.assert_frame_equal(pd.read_parquet(one / "seats.parquet"), pd.read_parquet(two / "seats.parquet"))
+    other = simulate(tmp_path, "--seats", "luna:5", "--seed", "12", name="other")
+    assert not pd.read_parquet(one / "seats.parquet").equals(pd.read_parquet(other / "seats.parquet"))
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--seats", "luna:9"], "unknown Luna level '9'"),
+    (["--seats", "luna:x"], "unknown Luna level 'x'"),
+    (["--seats", "scripted:wizard,luna:2"], "unknown scripted profile 'wizard'"),
+    (["--seats", "luna:2,scripted:passive"], "Luna sits last"),
+    (["--seats", "luna:1,luna:1,luna:1,luna:1,luna:1"], "1 to 4 seats"),
+    (["--seats", "bob"], "neither luna:<level> nor scripted"),
+    (["--seats", "luna:2", "--games", "0"], "--games"),
+])
+def test_bad_arguments_are_one_line_errors(tmp_path, capsys, arguments, message):
+    argv = ["simulate", "--games", "5", "--out", str(tmp_path / "x"), "--quiet", *arguments]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_broken_overlay_names_file_field_and_problem(tmp_path, capsys):
+    overlay = tmp_path / "variant.toml"
+    overlay.write_text('[luna.levels.5]\nhelium_tokens = [7, 40]\n')
+    assert main(["simulate", "--seats", "luna:5", "--games", "5", "--out", str(tmp_path / "x"),
+                 "--overlay", str(overlay), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{overlay}: luna: levels.5.helium_tokens: 40 is off the tank track" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_usage_errors_exit_2_from_the_console_script(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "--seats", "luna:2"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "required" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_interrupted_run_leaves_nothing_half_written(tmp_path, monkeypatch):
+    finished = simulate(tmp_path, "--seats", "luna:4", name="kept")
+    before = (finished / "seats.parquet").read_bytes()
+    calls = {"n": 0}
+    real = run_module.play_chunk_reference
+
+    def fail_on_second_chunk(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(run_module, "play_chunk_reference", fail_on_second_chunk)
+    code = main(["simulate", "--seats", "luna:4", "--games", "60", "--chunk-size", "20", "--out", str(finished),
+                 "--quiet"])
+    assert code == 130
+    assert (finished / "seats.parquet").read_bytes() == before  # the earlier finished run is untouched
+    assert [p.name for p in tmp_path.iterdir()] == ["kept"]  # no partial directory left behind
+
+
+def test_levels_command_prints_a_table(capsys):
+    assert main(["levels", "--games", "20", "--levels", "0,4-5", "--start-bonus", "none", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "score_total" in out and "reshuffles" in out
+    assert [line.split()[0] for line in out.splitlines()[3:]] == ["0", "4", "5"]
