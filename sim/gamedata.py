@@ -5,7 +5,7 @@ modelled Moon board) and ``players/*.toml`` (the modelled scripted-player profil
 checked against the schemas below (pydantic); a problem is reported as ``file: field: problem``, one
 line each, through :class:`DataError`.
 
-An overlay is a designer's variant: one TOML file whose ``[luna]`` and ``[moon]`` tables are merged
+An overlay is a designer's variant: one TOML file whose ``[luna]``, ``[moon]`` and ``[players]`` tables are merged
 over the shipped data without touching it. Tables merge key by key; a list of tables whose entries
 carry an ``id`` (Luna's cards, track sides, action cards) merges entry by entry, matched on ``id``;
 any other value replaces the shipped one. Example, new token positions for level 5::
@@ -13,6 +13,9 @@ any other value replaces the shipped one. Example, new token positions for level
     name = "level 5, later tokens"
     [luna.levels.5]
     helium_tokens = [9, 15]
+
+``[players.model]`` edits the scripted-player model and ``[players.profiles.NAME]`` edits a profile or,
+with a new NAME and every field given, adds one (then usable as ``scripted:NAME``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -146,11 +149,11 @@ class PlaceBonusMarker(_Strict):
 
 
 CardAction = Annotated[
-    Union[GainCoin, GainHelium, AdvanceResearch, AdvanceCompany, ExpandCompany, GainCard, DiscardResearchPlan,
-          PlaceBonusMarker],
+    GainCoin | GainHelium | AdvanceResearch | AdvanceCompany | ExpandCompany | GainCard | DiscardResearchPlan
+    | PlaceBonusMarker,
     Field(discriminator="type"),
 ]
-RevealAction = Annotated[Union[GainHelium, AdvanceResearch], Field(discriminator="type")]
+RevealAction = Annotated[GainHelium | AdvanceResearch, Field(discriminator="type")]
 
 
 class Majority(_Strict):
@@ -228,11 +231,13 @@ class LunaData(_Strict):
         for name, level in self.levels.items():
             for token in level.helium_tokens:
                 if not 1 <= token <= self.board.tank_max:
-                    raise ValueError(f"levels.{name}.helium_tokens: {token} is off the tank track (1-{self.board.tank_max})")
+                    raise ValueError(
+                        f"levels.{name}.helium_tokens: {token} is off the tank track (1-{self.board.tank_max})")
             for token in level.research_tokens:
                 if not 1 <= token <= self.board.research_max:
                     raise ValueError(
-                        f"levels.{name}.research_tokens: {token} is off the research track (1-{self.board.research_max})")
+                        f"levels.{name}.research_tokens: {token} is off the research track "
+                        f"(1-{self.board.research_max})")
             if level.start_helium > self.board.tank_max or level.start_research > self.board.research_max:
                 raise ValueError(f"levels.{name}: start position off the track")
         return self
@@ -400,6 +405,79 @@ class MoonData(_Strict):
         return self
 
 
+# ---------------------------------------------------------------- scripted players (modelled)
+
+ACTION_KINDS = ("invest", "expand", "helium", "research", "buy_card", "bonus")
+RESOURCE_TYPES = ("titanium", "carbon", "energy", "minerals", "scientists")
+
+
+class PlayerModel(_Strict):
+    note: str
+    start_cash: int = Field(ge=0)
+    bonus_markers_by_humans: list[int] = Field(min_length=4, max_length=4)
+    majority_bonus_reward: int = Field(ge=0)
+    scientist_bonus_reward: int = Field(ge=0)
+    standard_bonus_rewards: list[list[int]]
+    standard_bonus_preference: list[tuple[int, int]]
+    sector_reward: int = Field(ge=0)
+    expand_outposts_per_step: float = Field(gt=0)
+    plan_lost_research_penalty: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _bonus_spaces(self) -> PlayerModel:
+        if len(self.standard_bonus_rewards) != 2 or any(len(row) != 4 for row in self.standard_bonus_rewards):
+            raise ValueError("standard_bonus_rewards must be 2 rows of 4 (the lower rows of the bonus spaces)")
+        cells = sorted(self.standard_bonus_preference)
+        if cells != [(row, column) for row in (1, 2) for column in range(4)]:
+            raise ValueError("standard_bonus_preference must list each of the 8 cells [row 1-2, column 0-3] once")
+        return self
+
+
+class ProfileWeights(_Strict):
+    invest: int = Field(ge=0)
+    expand: int = Field(ge=0)
+    helium: int = Field(ge=0)
+    research: int = Field(ge=0)
+    buy_card: int = Field(ge=0)
+    bonus: int = Field(ge=0)
+
+
+class ProfileResources(_Strict):
+    titanium: list[int] = Field(min_length=7, max_length=7)
+    carbon: list[int] = Field(min_length=7, max_length=7)
+    energy: list[int] = Field(min_length=7, max_length=7)
+    minerals: list[int] = Field(min_length=7, max_length=7)
+    scientists: list[int] = Field(min_length=7, max_length=7)
+
+
+class Profile(_Strict):
+    name: str = Field(pattern=r"^[a-z_]+$")
+    note: str
+    passive: bool
+    start_cash: int | None = Field(default=None, ge=0)  # None: the model's start_cash
+    weights: ProfileWeights
+    steps_by_round: list[int] = Field(min_length=7, max_length=7)
+    resources_by_round: ProfileResources
+
+    @model_validator(mode="after")
+    def _acts_if_not_passive(self) -> Profile:
+        if not self.passive and sum(self.weights.model_dump().values()) == 0:
+            raise ValueError("weights: an active profile needs at least one positive weight")
+        return self
+
+
+class PlayerData(_Strict):
+    model: PlayerModel
+    profiles: dict[str, Profile]
+
+    @model_validator(mode="after")
+    def _names(self) -> PlayerData:
+        for key, profile in self.profiles.items():
+            if profile.name != key:
+                raise ValueError(f"profiles.{key}: name {profile.name!r} differs from its key {key!r}")
+        return self
+
+
 # ---------------------------------------------------------------- loading
 
 @dataclass(frozen=True)
@@ -408,12 +486,14 @@ class GameData:
 
     luna: LunaData
     moon: MoonData
+    players: PlayerData
     sources: tuple[str, ...]  # the files it was read from, overlay last
 
     @property
     def digest(self) -> str:
         """A short fingerprint of the resolved data, for manifests."""
-        text = json.dumps({"luna": self.luna.model_dump(), "moon": self.moon.model_dump()}, sort_keys=True)
+        text = json.dumps({"luna": self.luna.model_dump(), "moon": self.moon.model_dump(),
+                           "players": self.players.model_dump()}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -475,20 +555,33 @@ def load_game_data(overlay: str | Path | None = None, data_dir: Path = DATA_DIR)
     luna_raw, moon_raw = _read_toml(luna_path), _read_toml(moon_path)
     luna = _validate(LunaData, luna_raw, luna_path)
     moon = _validate(MoonData, moon_raw, moon_path)
-    sources = [str(luna_path), str(moon_path)]
+    players_dir = data_dir / "players"
+    model_path = players_dir / "model.toml"
+    model_raw = _read_toml(model_path)
+    _validate(PlayerModel, model_raw, model_path)
+    profiles_raw = {}
+    for path in sorted(players_dir.glob("*.toml")):
+        if path != model_path:
+            profiles_raw[path.stem] = _read_toml(path)
+            _validate(Profile, profiles_raw[path.stem], path)
+    players_raw = {"model": model_raw, "profiles": profiles_raw}
+    players = _validate(PlayerData, players_raw, players_dir)
+    sources = [str(luna_path), str(moon_path), str(players_dir)]
     if overlay is not None:
         overlay_path = Path(overlay)
         raw = _read_toml(overlay_path)
-        unknown = sorted(set(raw) - {"name", "description", "luna", "moon"})
+        unknown = sorted(set(raw) - {"name", "description", "luna", "moon", "players"})
         if unknown:
-            raise DataError([f"{overlay_path}: {key}: unknown table (an overlay has name, description, luna, moon)"
-                             for key in unknown])
+            raise DataError([f"{overlay_path}: {key}: unknown table (an overlay has name, description, luna, moon, "
+                             "players)" for key in unknown])
         try:
             luna_raw = merge_overlay(luna_raw, raw.get("luna", {}), "luna.")
             moon_raw = merge_overlay(moon_raw, raw.get("moon", {}), "moon.")
+            players_raw = merge_overlay(players_raw, raw.get("players", {}), "players.")
         except DataError as error:
             raise DataError([f"{overlay_path}: {line}" for line in error.problems]) from None
         luna = _validate(LunaData, luna_raw, overlay_path, "luna.")
         moon = _validate(MoonData, moon_raw, overlay_path, "moon.")
+        players = _validate(PlayerData, players_raw, overlay_path, "players.")
         sources.append(str(overlay_path))
-    return GameData(luna=luna, moon=moon, sources=tuple(sources))
+    return GameData(luna=luna, moon=moon, players=players, sources=tuple(sources))

@@ -51,7 +51,7 @@ def stream_state(seed: int, game: int, stream: int) -> int:
 class Stream:
     """One SplitMix64 stream. ``state`` is the whole of it (a plain int in [0, 2**64))."""
 
-    __slots__ = ("state", "draws")
+    __slots__ = ("draws", "state")
 
     def __init__(self, seed: int, game: int, stream: int) -> None:
         self.state = stream_state(seed, game, stream)
