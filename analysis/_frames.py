@@ -1,0 +1,79 @@
+"""Small pandas helpers shared by the table modules (not part of the public API)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+from pandas.api.typing import DataFrameGroupBy
+
+from analysis.schema import LUNA
+
+#: Placeholder group key used when a caller asks for no grouping at all.
+_ALL = "_all"
+
+
+def as_keys(by: str | Iterable[str] | None) -> list[str]:
+    """Normalise a ``by`` argument (one name, several names or None) to a list."""
+    if by is None:
+        return []
+    if isinstance(by, str):
+        return [by]
+    return list(by)
+
+
+def require_columns(frame: pd.DataFrame, columns: Iterable[str], what: str) -> None:
+    """Raise a ValueError listing the columns of ``columns`` missing from ``frame``."""
+    missing = [column for column in dict.fromkeys(columns) if column not in frame.columns]
+    if missing:
+        raise ValueError(f"{what}: missing column(s): {', '.join(missing)}")
+
+
+def select_kind(seats: pd.DataFrame, kind: str | None) -> pd.DataFrame:
+    """Rows of one seat kind (``"luna"``/``"scripted"``), or all rows when ``kind`` is None."""
+    if kind is None:
+        return seats
+    require_columns(seats, ["kind"], "seats")
+    return seats[seats["kind"] == kind]
+
+
+def game_keys(frame: pd.DataFrame) -> list[str]:
+    """Columns identifying one game: game numbers restart in every run."""
+    return ["run", "game"] if "run" in frame.columns else ["game"]
+
+
+def seats_per_game(seats: pd.DataFrame) -> pd.Series:
+    """Number of seats in each row's game (the loader's ``n_seats`` when present)."""
+    if "n_seats" in seats.columns:
+        return seats["n_seats"]
+    return seats.groupby(game_keys(seats))["seat"].transform("size")
+
+
+def grouped(frame: pd.DataFrame, keys: Sequence[str]) -> tuple[DataFrameGroupBy, list[str]]:
+    """Group by ``keys``; with no keys, one group holding every row under a placeholder key."""
+    if keys:
+        return frame.groupby(list(keys), sort=True, dropna=False), list(keys)
+    return frame.assign(**{_ALL: 0}).groupby(_ALL), [_ALL]
+
+
+def finish(table: pd.DataFrame) -> pd.DataFrame:
+    """Flatten the group index into columns and drop the placeholder key."""
+    table = table.reset_index()
+    if _ALL in table.columns:
+        table = table.drop(columns=_ALL)
+    return table
+
+
+def luna_only(seats: pd.DataFrame) -> pd.DataFrame:
+    """Luna's rows of a seats frame."""
+    return select_kind(seats, LUNA)
+
+
+_PANDAS_MAJOR = int(pd.__version__.split(".")[0])
+
+
+def stack(frame: pd.DataFrame) -> pd.Series:
+    """``frame.stack()`` keeping NaN cells, on pandas 2 (opt-in there) and 3 (the default)."""
+    if _PANDAS_MAJOR >= 3:
+        return frame.stack()
+    return frame.stack(future_stack=True)

@@ -1,0 +1,300 @@
+"""Load simulator run directories into tidy pandas frames.
+
+A run directory holds ``seats.parquet`` (one row per game and seat), optionally
+``luna_rounds.parquet`` (one row per game, Luna seat and round) and ``manifest.json``. Loading
+several directories stacks them into one frame per file type, with columns that tell the runs
+apart:
+
+``run``
+    the directory name;
+``variant``
+    ``config.variant`` from the manifest, ``"base"`` when absent;
+``seats``
+    the seat mix, e.g. ``"luna:5"`` or ``"scripted:balanced,luna:5"`` (``config.seats`` joined
+    with commas, or rebuilt from the data when the manifest does not list it);
+``opponents``
+    whom Luna plays against, ignoring levels: the scripted profiles (``"@<strength>"`` appended
+    when the strength is not 1) plus one ``"luna"`` per further Luna seat, sorted and
+    comma-joined; ``""`` when Luna plays alone. So ``"scripted:shares,luna:5"`` gives
+    ``"shares"`` and ``"luna:4,luna:5"`` gives ``"luna"``, and solo games never mix with duels;
+``luna_level``
+    the level of the game's Luna seats, -1 when the game has no Luna or Lunas of mixed levels
+    (lets scripted seats be grouped by the level they played against);
+``n_seats``
+    seats per game (win rates are only meaningful with at least two).
+
+A run directory is produced from one configuration, so these columns are derived once per run
+(from the manifest and the lowest-numbered game) rather than per game, which keeps loading
+millions of rows cheap.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.schema import (
+    BASE_VARIANT,
+    CARD_COLUMNS,
+    CATEGORY_SCORES,
+    LUNA,
+    MANIFEST_FILE,
+    ROUNDS_FILE,
+    ROUNDS_REQUIRED,
+    RUN_COLUMNS,
+    SCORE_TOTAL,
+    SCRIPTED,
+    SEATS_FILE,
+    SEATS_REQUIRED,
+)
+
+PathLike = str | Path
+
+
+@dataclass(frozen=True)
+class RunData:
+    """The stacked contents of one or more run directories.
+
+    Attributes
+    ----------
+    seats
+        One row per run, game and seat: the columns of ``seats.parquet`` plus the run columns.
+    rounds
+        One row per run, game, Luna seat and round: the columns of ``luna_rounds.parquet`` plus
+        the run columns and the seat's ``level``. Empty (with all columns) when no run wrote it.
+    manifests
+        The parsed ``manifest.json`` of each run, keyed by run name (``{}`` when absent).
+    """
+
+    seats: pd.DataFrame
+    rounds: pd.DataFrame
+    manifests: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def luna(self) -> pd.DataFrame:
+        """Luna's seats only."""
+        return luna_seats(self.seats)
+
+    @property
+    def runs(self) -> list[str]:
+        """Run names in load order."""
+        return list(dict.fromkeys(self.seats["run"]))
+
+
+def luna_seats(seats: pd.DataFrame) -> pd.DataFrame:
+    """Return the rows of ``seats`` that belong to a Luna seat.
+
+    Parameters
+    ----------
+    seats
+        A seats frame as returned by :func:`load_runs`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The Luna rows, index preserved.
+    """
+    return seats[seats["kind"] == LUNA]
+
+
+def read_manifest(run_dir: PathLike) -> dict[str, Any]:
+    """Read ``manifest.json`` of a run directory.
+
+    Parameters
+    ----------
+    run_dir
+        The run directory.
+
+    Returns
+    -------
+    dict
+        The parsed manifest, or ``{}`` when the directory has none (the manifest only adds
+        labels; the data files are what the analysis needs).
+
+    Raises
+    ------
+    ValueError
+        If the manifest exists but is not a JSON object.
+    """
+    path = Path(run_dir) / MANIFEST_FILE
+    if not path.is_file():
+        return {}
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: cannot read manifest: {error}") from error
+    if not isinstance(manifest, dict):
+        raise ValueError(f"{path}: manifest must be a JSON object, got {type(manifest).__name__}")
+    return manifest
+
+
+def _read_parquet(path: Path, required: Sequence[str]) -> pd.DataFrame:
+    try:
+        frame = pd.read_parquet(path)
+    except Exception as error:  # pyarrow raises several unrelated types for a bad file
+        raise ValueError(f"{path}: cannot read parquet file: {error}") from error
+    missing = [column for column in required if column not in frame.columns]
+    if missing:
+        raise ValueError(f"{path}: missing column(s): {', '.join(missing)}")
+    if frame.empty:
+        raise ValueError(f"{path}: file has no rows")
+    return frame
+
+
+def _check_seats(frame: pd.DataFrame, path: Path) -> None:
+    """Reject seat data that would make every downstream table silently wrong."""
+    unknown_kinds = sorted(set(frame["kind"].unique()) - {LUNA, SCRIPTED})
+    if unknown_kinds:
+        raise ValueError(f"{path}: column kind has unknown value(s): {unknown_kinds}")
+    if frame.duplicated(["game", "seat"]).any():
+        raise ValueError(f"{path}: duplicate (game, seat) rows")
+    category_sum = frame[list(CATEGORY_SCORES)].sum(axis=1)
+    bad_totals = int((category_sum != frame[SCORE_TOTAL]).sum())
+    if bad_totals:
+        raise ValueError(f"{path}: {SCORE_TOTAL} differs from the sum of the 7 categories in {bad_totals} row(s)")
+    won_per_game = frame.groupby("game")["won"].sum()
+    bad_games = won_per_game.index[~np.isclose(won_per_game.to_numpy(), 1.0)]
+    if len(bad_games):
+        raise ValueError(
+            f"{path}: column won must sum to 1 per game; it does not in {len(bad_games)} game(s),"
+            f" e.g. game {bad_games[0]}"
+        )
+
+
+def _seat_label(row: pd.Series) -> str:
+    if row["kind"] == LUNA:
+        return f"{LUNA}:{int(row['level'])}"
+    return f"{SCRIPTED}:{row['profile']}"
+
+
+def _opponent_label(row: pd.Series) -> str:
+    strength = float(row["strength"])
+    return row["profile"] if strength == 1.0 else f"{row['profile']}@{strength:g}"
+
+
+def _run_labels(name: str, seats: pd.DataFrame, manifest: dict[str, Any]) -> dict[str, Any]:
+    config = manifest.get("config") or {}
+    first_game = seats[seats["game"] == seats["game"].min()].sort_values("seat")
+    configured_seats = config.get("seats")
+    if isinstance(configured_seats, list) and configured_seats:
+        seat_mix = ",".join(str(seat) for seat in configured_seats)
+    else:
+        seat_mix = ",".join(_seat_label(row) for _, row in first_game.iterrows())
+    scripted = first_game[first_game["kind"] == SCRIPTED]
+    other_lunas = max(int((first_game["kind"] == LUNA).sum()) - 1, 0)
+    opponents = ",".join(sorted([*(_opponent_label(row) for _, row in scripted.iterrows()), *[LUNA] * other_lunas]))
+    luna_levels = set(first_game.loc[first_game["kind"] == LUNA, "level"].astype(int))
+    return {
+        "run": name,
+        "variant": str(config.get("variant") or BASE_VARIANT),
+        "seats": seat_mix,
+        "opponents": opponents,
+        "luna_level": luna_levels.pop() if len(luna_levels) == 1 else -1,
+        "n_seats": len(first_game),
+    }
+
+
+def _with_labels(frame: pd.DataFrame, labels: dict[str, Any]) -> pd.DataFrame:
+    labelled = frame.assign(**labels)
+    ordered = [*RUN_COLUMNS, *(column for column in frame.columns if column not in RUN_COLUMNS)]
+    return labelled[ordered]
+
+
+def _empty_rounds() -> pd.DataFrame:
+    columns: dict[str, pd.Series] = {}
+    for column in (*RUN_COLUMNS, *ROUNDS_REQUIRED, "level"):
+        text = column in CARD_COLUMNS or column in ("run", "variant", "seats", "opponents")
+        columns[column] = pd.Series(dtype="str" if text else "int64")
+    return pd.DataFrame(columns)
+
+
+def load_run(run_dir: PathLike) -> RunData:
+    """Load one run directory.
+
+    Parameters
+    ----------
+    run_dir
+        Directory written by the simulator.
+
+    Returns
+    -------
+    RunData
+        Seats and (possibly empty) per-round frames with the run columns added.
+
+    Raises
+    ------
+    ValueError
+        Naming the offending file, when the directory or ``seats.parquet`` is missing, a required
+        column is absent, a file is unreadable or empty, or the seat data is inconsistent
+        (unknown ``kind``, totals not summing, ``won`` not summing to 1 per game).
+    """
+    directory = Path(run_dir)
+    if not directory.is_dir():
+        raise ValueError(f"{directory}: run directory does not exist")
+    name = directory.resolve().name
+    seats_path = directory / SEATS_FILE
+    if not seats_path.is_file():
+        raise ValueError(f"{seats_path}: file not found (every run directory needs {SEATS_FILE})")
+    seats = _read_parquet(seats_path, SEATS_REQUIRED)
+    _check_seats(seats, seats_path)
+    manifest = read_manifest(directory)
+    labels = _run_labels(name, seats, manifest)
+    seats = _with_labels(seats.sort_values(["game", "seat"], ignore_index=True), labels)
+
+    rounds_path = directory / ROUNDS_FILE
+    if rounds_path.is_file():
+        rounds = _read_parquet(rounds_path, ROUNDS_REQUIRED).drop(columns="level", errors="ignore")
+        levels = seats.loc[seats["kind"] == LUNA, ["game", "seat", "level"]]
+        rounds = rounds.merge(levels, on=["game", "seat"], how="left", validate="many_to_one")
+        orphans = int(rounds["level"].isna().sum())
+        if orphans:
+            raise ValueError(f"{rounds_path}: {orphans} row(s) have no matching Luna seat in {SEATS_FILE}")
+        rounds["level"] = rounds["level"].astype("int64")
+        rounds = _with_labels(rounds.sort_values(["game", "seat", "round"], ignore_index=True), labels)
+    else:
+        rounds = _empty_rounds()
+    return RunData(seats=seats, rounds=rounds, manifests={name: manifest})
+
+
+def load_runs(run_dirs: PathLike | Iterable[PathLike]) -> RunData:
+    """Load and stack several run directories.
+
+    Parameters
+    ----------
+    run_dirs
+        One directory or an iterable of directories. Their names must differ, since the name is
+        the ``run`` key.
+
+    Returns
+    -------
+    RunData
+        The stacked frames. Optional columns (e.g. the scripted interaction counters) that only
+        some runs carry are NaN for the others.
+
+    Raises
+    ------
+    ValueError
+        As :func:`load_run`, or when no directory is given or two share a name.
+    """
+    directories = [run_dirs] if isinstance(run_dirs, (str, Path)) else list(run_dirs)
+    if not directories:
+        raise ValueError("load_runs: no run directory given")
+    loaded = [load_run(directory) for directory in directories]
+    manifests: dict[str, dict[str, Any]] = {}
+    for directory, data in zip(directories, loaded, strict=True):
+        (name,) = data.manifests
+        if name in manifests:
+            raise ValueError(f"{directory}: run name {name!r} is used by two directories")
+        manifests.update(data.manifests)
+    if len(loaded) == 1:
+        return loaded[0]
+    seats = pd.concat([data.seats for data in loaded], ignore_index=True)
+    with_rounds = [data.rounds for data in loaded if not data.rounds.empty]
+    rounds = pd.concat(with_rounds, ignore_index=True) if with_rounds else _empty_rounds()
+    return RunData(seats=seats, rounds=rounds, manifests=manifests)

@@ -1,0 +1,527 @@
+"""Score, win-rate, level-ladder and variant-comparison tables.
+
+Every function takes a tidy seats frame (see :mod:`analysis.load`) and returns a new tidy
+DataFrame; group keys are arguments so the same code serves per level, per variant, per
+scripted profile or per seat mix.
+
+Intervals are 95 % intervals from the normal approximation (``estimate ± 1.96 · SE``) unless
+stated otherwise: Monte Carlo runs have thousands of games per group, where the normal and
+Student-t quantiles agree to well under 1 %. Win rates use the Wilson score interval, which stays
+inside [0, 1] and behaves near 0 and 1, where Luna's low and high levels live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis._frames import (
+    as_keys,
+    finish,
+    game_keys,
+    grouped,
+    require_columns,
+    seats_per_game,
+    select_kind,
+    stack,
+)
+from analysis.load import RunData
+from analysis.schema import BASE_VARIANT, INTERACTION_COLUMNS, LUNA, SCORE_COLUMNS, SCRIPTED
+
+#: Two-sided 95 % quantile of the standard normal distribution.
+Z95 = 1.959963984540054
+
+_SUMMARY_COLUMNS = ["n", "mean", "sd", "sem", "median", "p10", "p90"]
+
+
+def wilson_interval(
+    successes: float | np.ndarray | pd.Series,
+    trials: float | np.ndarray | pd.Series,
+    z: float = Z95,
+) -> tuple[Any, Any]:
+    """Wilson score interval for a binomial proportion.
+
+    With ``p = successes / trials`` and ``n = trials`` the interval is
+
+    .. math::
+
+        \\frac{p + z^2 / (2n)}{1 + z^2 / n}
+        \\pm \\frac{z}{1 + z^2 / n} \\sqrt{\\frac{p (1 - p)}{n} + \\frac{z^2}{4 n^2}}
+
+    (Wilson 1927). It inverts the score test, so unlike the Wald interval ``p ± z·SE`` it never
+    leaves [0, 1] and keeps its coverage when ``p`` is near 0 or 1. ``successes`` may be
+    fractional: a k-way shared win counts 1/k, which keeps the estimate unbiased; the interval is
+    then slightly conservative because a fractional outcome has less variance than a 0/1 one.
+
+    Parameters
+    ----------
+    successes
+        Number of successes (may be fractional).
+    trials
+        Number of trials; 0 gives NaN bounds.
+    z
+        Normal quantile, 1.96 for a 95 % interval.
+
+    Returns
+    -------
+    tuple
+        ``(low, high)``, floats for scalar input, arrays otherwise.
+
+    Examples
+    --------
+    >>> low, high = wilson_interval(8, 10)
+    >>> round(low, 4), round(high, 4)
+    (0.4902, 0.9433)
+    """
+    scalar = np.ndim(successes) == 0 and np.ndim(trials) == 0
+    wins = np.asarray(successes, dtype=float)
+    n = np.asarray(trials, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = wins / n
+        z2 = z * z
+        denominator = 1.0 + z2 / n
+        centre = (p + z2 / (2.0 * n)) / denominator
+        half_width = z / denominator * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
+        # At p = 0 or 1 the bound is exactly 0 or 1; rounding would otherwise leave 1 - 1e-16.
+        low = np.where(p <= 0.0, 0.0, np.clip(centre - half_width, 0.0, 1.0))
+        high = np.where(p >= 1.0, 1.0, np.clip(centre + half_width, 0.0, 1.0))
+        low = np.where(n > 0, low, np.nan)
+        high = np.where(n > 0, high, np.nan)
+    if scalar:
+        return float(low), float(high)
+    return low, high
+
+
+def score_summary(
+    seats: pd.DataFrame,
+    by: str | Iterable[str] | None = ("level",),
+    metrics: Sequence[str] = SCORE_COLUMNS,
+    kind: str | None = LUNA,
+) -> pd.DataFrame:
+    """Distribution summary of score columns (or any numeric columns) per group.
+
+    Parameters
+    ----------
+    seats
+        Seats frame.
+    by
+        Group keys, e.g. ``"level"`` or ``["variant", "opponents", "level"]``; None or ``()`` for
+        one overall group.
+    metrics
+        Columns to summarise; default the total and the 7 score categories.
+    kind
+        Seat kind to keep (``"luna"``, ``"scripted"``), None for every seat.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long format, one row per group and metric: the keys, ``metric``, ``n``, ``mean``, ``sd``
+        (sample standard deviation, ddof 1), ``sem`` (``sd / sqrt(n)``), ``median``, ``p10``,
+        ``p90`` (linearly interpolated percentiles, numpy's default). NaN values are ignored.
+    """
+    keys = as_keys(by)
+    metrics = list(metrics)
+    data = select_kind(seats, kind)
+    require_columns(data, [*keys, *metrics], "score_summary")
+    grouping, _ = grouped(data, keys)
+    values = grouping[metrics]
+    parts = {
+        "n": values.count(),
+        "mean": values.mean(),
+        "sd": values.std(ddof=1),
+        "median": values.median(),
+        "p10": values.quantile(0.1),
+        "p90": values.quantile(0.9),
+    }
+    long = pd.concat({name: stack(part) for name, part in parts.items()}, axis=1)
+    long.index = long.index.set_names("metric", level=-1)
+    long["n"] = long["n"].astype("int64")
+    long["sem"] = long["sd"] / np.sqrt(long["n"])
+    return finish(long[_SUMMARY_COLUMNS])
+
+
+def win_rates(
+    seats: pd.DataFrame,
+    by: str | Iterable[str] | None = ("level",),
+    kind: str | None = LUNA,
+) -> pd.DataFrame:
+    """Win rates with Wilson 95 % intervals, shared wins counting 1/k.
+
+    Each seat in each game is one trial and its ``won`` value (1, 1/k for a k-way tie, 0) the
+    success, so ``win_rate = sum(won) / games``. Games with a single seat are left out: the lone
+    seat always "wins", which says nothing about balance.
+
+    Parameters
+    ----------
+    seats
+        Seats frame.
+    by
+        Group keys; None or ``()`` for one overall group.
+    kind
+        Seat kind whose win rate is wanted, None for every seat.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The keys, ``games`` (seat-games in the group), ``wins`` (sum of ``won``), ``win_rate``,
+        ``ci_low``, ``ci_high``. Empty when no group has an opponent.
+    """
+    keys = as_keys(by)
+    require_columns(seats, [*keys, "game", "seat", "won"], "win_rates")
+    contested = seats[seats_per_game(seats) >= 2]
+    data = select_kind(contested, kind)
+    grouping, _ = grouped(data, keys)
+    table = grouping["won"].agg(games="count", wins="sum")
+    table["win_rate"] = table["wins"] / table["games"]
+    table["ci_low"], table["ci_high"] = wilson_interval(table["wins"], table["games"])
+    return finish(table)
+
+
+def _difference_interval(diff: float, se: float) -> tuple[float, float]:
+    return diff - Z95 * se, diff + Z95 * se
+
+
+def _paired_games(upper: pd.DataFrame, lower: pd.DataFrame, keys: list[str]) -> pd.DataFrame | None:
+    """Upper and lower rows matched game by game, or None unless both cover exactly the same games."""
+    if upper.empty or upper.duplicated(keys).any() or lower.duplicated(keys).any():
+        return None
+    merged = upper.merge(lower, on=keys, suffixes=("_upper", "_lower"))
+    if len(merged) == len(upper) == len(lower):
+        return merged
+    return None
+
+
+def _newcombe_interval(wins_a: float, games_a: int, wins_b: float, games_b: int) -> tuple[float, float, float]:
+    """Difference of two independent proportions with Newcombe's hybrid score interval.
+
+    The interval combines the two Wilson intervals (Newcombe 1998, method 10) and inherits
+    their good behaviour near 0 and 1, where a plain ``± 1.96·SE`` interval misbehaves.
+    """
+    p_a, p_b = wins_a / games_a, wins_b / games_b
+    low_a, high_a = wilson_interval(wins_a, games_a)
+    low_b, high_b = wilson_interval(wins_b, games_b)
+    diff = p_a - p_b
+    low = diff - np.sqrt((p_a - low_a) ** 2 + (high_b - p_b) ** 2)
+    high = diff + np.sqrt((high_a - p_a) ** 2 + (p_b - low_b) ** 2)
+    return diff, float(low), float(high)
+
+
+def _ladder_step(upper: pd.DataFrame, lower: pd.DataFrame, metric: str, keys: list[str]) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "n": len(upper),
+        "n_below": len(lower),
+        "mean": upper[metric].mean(),
+        "mean_below": lower[metric].mean(),
+    }
+    pairs = _paired_games(upper[[*keys, metric, "won", "_contested"]], lower[[*keys, metric, "won"]], keys)
+    row["paired"] = pairs is not None
+    if pairs is not None:
+        # Same games at both levels: the per-game difference removes the shared game-to-game
+        # variation, so its SE is the honest (and usually smaller) one.
+        differences = pairs[f"{metric}_upper"] - pairs[f"{metric}_lower"]
+        row["diff"] = differences.mean()
+        row["diff_se"] = differences.std(ddof=1) / np.sqrt(len(differences))
+    else:
+        row["diff"] = row["mean"] - row["mean_below"]
+        row["diff_se"] = np.hypot(
+            upper[metric].std(ddof=1) / np.sqrt(len(upper)),
+            lower[metric].std(ddof=1) / np.sqrt(len(lower)),
+        )
+    row["diff_low"], row["diff_high"] = _difference_interval(row["diff"], row["diff_se"])
+
+    contested_upper = upper[upper["_contested"]]
+    contested_lower = lower[lower["_contested"]]
+    row["win_rate"] = row["win_rate_below"] = np.nan
+    row["win_diff"] = row["win_diff_low"] = row["win_diff_high"] = np.nan
+    if contested_upper.empty or contested_lower.empty:
+        return row
+    row["win_rate"] = contested_upper["won"].mean()
+    row["win_rate_below"] = contested_lower["won"].mean()
+    if pairs is not None:
+        # Two levels in one game compete with each other, so their wins are negatively
+        # correlated; an independent-samples interval would be too narrow. Use the per-game
+        # differences instead.
+        won_differences = pairs["won_upper"] - pairs["won_lower"]
+        row["win_diff"] = won_differences.mean()
+        se = won_differences.std(ddof=1) / np.sqrt(len(won_differences))
+        row["win_diff_low"], row["win_diff_high"] = _difference_interval(row["win_diff"], se)
+    else:
+        row["win_diff"], row["win_diff_low"], row["win_diff_high"] = _newcombe_interval(
+            contested_upper["won"].sum(),
+            len(contested_upper),
+            contested_lower["won"].sum(),
+            len(contested_lower),
+        )
+    return row
+
+
+def level_ladder(
+    seats: pd.DataFrame,
+    by: str | Iterable[str] | None = None,
+    metric: str = "score_total",
+    kind: str | None = LUNA,
+) -> pd.DataFrame:
+    """Step from each level to the level below in mean score and in win rate.
+
+    For each group and each level present, the "level below" is the next lower level present in
+    the same group (normally level - 1).
+
+    Score difference ``mean(level) - mean(below)``: when both levels were played in exactly the
+    same games (e.g. seats ``"luna:4,luna:5"``, one seat each), the mean of per-game differences
+    with SE ``sd(d) / sqrt(n)`` (``paired`` is True); otherwise the difference of the two means
+    with ``SE = sqrt(SE_level² + SE_below²)``. Interval: ``diff ± 1.96 · SE``.
+
+    Win-rate difference (only where both levels have games with opponents): paired games use the
+    per-game differences of ``won`` (normal interval); independent games use Newcombe's hybrid
+    score interval built from the two Wilson intervals.
+
+    Parameters
+    ----------
+    seats
+        Seats frame.
+    by
+        Extra group keys besides ``level`` (e.g. ``"opponents"`` or ``"variant"``).
+    metric
+        Score column compared, default the total.
+    kind
+        Seat kind, default Luna.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The keys, ``level``, ``level_below``, ``paired``, ``n``, ``n_below``, ``mean``,
+        ``mean_below``, ``diff``, ``diff_se``, ``diff_low``, ``diff_high``, ``win_rate``,
+        ``win_rate_below``, ``win_diff``, ``win_diff_low``, ``win_diff_high`` (win columns NaN
+        without opponents). One row per level that has a level below.
+    """
+    keys = as_keys(by)
+    if "level" in keys:
+        raise ValueError("level_ladder: 'level' is always a key; do not pass it in by")
+    require_columns(seats, [*keys, "game", "seat", "level", "won", metric], "level_ladder")
+    data = select_kind(seats.assign(_contested=seats_per_game(seats) >= 2), kind)
+    match_keys = game_keys(data)
+    rows: list[dict[str, Any]] = []
+    grouping, group_names = grouped(data, keys)
+    for group_value, group in grouping:
+        values = group_value if isinstance(group_value, tuple) else (group_value,)
+        by_level = {level: rows_ for level, rows_ in group.groupby("level", sort=True)}
+        levels = list(by_level)
+        group_labels = dict(zip(group_names, values, strict=True))
+        for below, level in pairwise(levels):
+            step = _ladder_step(by_level[level], by_level[below], metric, match_keys)
+            rows.append({**group_labels, "level": level, "level_below": below, **step})
+    columns = [
+        *keys,
+        "level",
+        "level_below",
+        "paired",
+        "n",
+        "n_below",
+        "mean",
+        "mean_below",
+        "diff",
+        "diff_se",
+        "diff_low",
+        "diff_high",
+        "win_rate",
+        "win_rate_below",
+        "win_diff",
+        "win_diff_low",
+        "win_diff_high",
+    ]
+    return pd.DataFrame(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
+
+
+def paired_differences(
+    base: pd.DataFrame,
+    variant: pd.DataFrame,
+    by: str | Iterable[str] | None = ("level",),
+    metrics: Sequence[str] = SCORE_COLUMNS,
+    kind: str | None = LUNA,
+) -> pd.DataFrame:
+    """Mean differences variant minus base over games played with common random numbers.
+
+    Two runs with the same seed play game ``g`` from the same random stream, so seat ``s`` of game
+    ``g`` in both runs forms a pair; the per-pair difference cancels most game-to-game noise.
+    Interval: ``mean(d) ± 1.96 · sd(d) / sqrt(n)``.
+
+    Parameters
+    ----------
+    base, variant
+        Seats frames of the two runs (one run each).
+    by
+        Group keys, read from the base frame.
+    metrics
+        Columns to compare; default the total and the 7 categories.
+    kind
+        Seat kind compared, default Luna.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long format: the keys, ``metric``, ``n`` (pairs), ``mean_base``, ``mean_variant``,
+        ``diff``, ``sd``, ``se``, ``ci_low``, ``ci_high``.
+
+    Raises
+    ------
+    ValueError
+        If no game and seat pairs up, or a paired seat differs in kind or level between the runs
+        (the runs then do not have the same seat mix).
+    """
+    keys = as_keys(by)
+    metrics = list(metrics)
+    identity = ["game", "seat", "kind", "level"]
+    require_columns(base, [*identity, *keys, *metrics], "paired_differences base")
+    require_columns(variant, [*identity, *metrics], "paired_differences variant")
+    base_rows = select_kind(base, kind)[list(dict.fromkeys([*identity, *keys, *metrics]))]
+    variant_rows = select_kind(variant, kind)[[*identity, *metrics]]
+    variant_rows = variant_rows.rename(columns={column: f"{column}__variant" for column in ["kind", "level", *metrics]})
+    pairs = base_rows.merge(variant_rows, on=["game", "seat"], validate="one_to_one")
+    if pairs.empty:
+        raise ValueError("paired_differences: no (game, seat) appears in both runs")
+    mismatched = (pairs["kind"] != pairs["kind__variant"]) | (pairs["level"] != pairs["level__variant"])
+    if mismatched.any():
+        first = pairs[mismatched].iloc[0]
+        raise ValueError(
+            "paired_differences: the runs have different seat mixes: game"
+            f" {first['game']} seat {first['seat']} is {first['kind']}:{first['level']} in base"
+            f" and {first['kind__variant']}:{first['level__variant']} in variant"
+        )
+    differences = pd.DataFrame(
+        {metric: pairs[f"{metric}__variant"] - pairs[metric] for metric in metrics}, index=pairs.index
+    )
+    for key in keys:
+        differences[key] = pairs[key]
+    base_values = pairs[[*keys, *metrics]]
+    variant_values = pairs[[f"{metric}__variant" for metric in metrics]].set_axis(metrics, axis=1)
+    variant_values = pd.concat([pairs[keys], variant_values], axis=1)
+
+    def stacked(frame: pd.DataFrame, statistic: str) -> pd.Series:
+        grouping, _ = grouped(frame, keys)
+        return stack(getattr(grouping[metrics], statistic)())
+
+    table = pd.concat(
+        {
+            "n": stacked(differences, "count"),
+            "mean_base": stacked(base_values, "mean"),
+            "mean_variant": stacked(variant_values, "mean"),
+            "diff": stacked(differences, "mean"),
+            "sd": stacked(differences, "std"),
+        },
+        axis=1,
+    )
+    table.index = table.index.set_names("metric", level=-1)
+    table["n"] = table["n"].astype("int64")
+    table["se"] = table["sd"] / np.sqrt(table["n"])
+    table["ci_low"], table["ci_high"] = _difference_interval(table["diff"], table["se"])
+    return finish(table)
+
+
+def _config(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
+    config = manifest.get("config") or {}
+    return config if isinstance(config, Mapping) else {}
+
+
+def variant_differences(
+    data: RunData,
+    by: str | Iterable[str] | None = ("level",),
+    metrics: Sequence[str] = SCORE_COLUMNS,
+    kind: str | None = LUNA,
+) -> pd.DataFrame:
+    """Paired differences of every variant run against its base run.
+
+    A run whose ``variant`` is not ``"base"`` is matched with the first loaded base run that has
+    the same seat mix and, when both manifests record them, the same seed and number of games
+    (without the same seed the games are not paired and the comparison would be meaningless).
+
+    Parameters
+    ----------
+    data
+        Loaded runs.
+    by, metrics, kind
+        As :func:`paired_differences`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``variant``, ``variant_run``, ``base_run`` followed by the columns of
+        :func:`paired_differences`; empty when no variant has a matching base run.
+    """
+    seats = data.seats
+    run_labels = seats.drop_duplicates("run")[["run", "variant", "seats"]]
+    bases = run_labels[run_labels["variant"] == BASE_VARIANT]
+    tables = []
+    for variant_run in run_labels[run_labels["variant"] != BASE_VARIANT].itertuples(index=False):
+        variant_config = _config(data.manifests.get(variant_run.run, {}))
+        for base_run in bases[bases["seats"] == variant_run.seats].itertuples(index=False):
+            base_config = _config(data.manifests.get(base_run.run, {}))
+            comparable = all(
+                base_config.get(setting) == variant_config.get(setting)
+                for setting in ("seed", "games")
+                if setting in base_config and setting in variant_config
+            )
+            if not comparable:
+                continue
+            table = paired_differences(
+                seats[seats["run"] == base_run.run],
+                seats[seats["run"] == variant_run.run],
+                by=by,
+                metrics=metrics,
+                kind=kind,
+            )
+            table.insert(0, "base_run", base_run.run)
+            table.insert(0, "variant_run", variant_run.run)
+            table.insert(0, "variant", variant_run.variant)
+            tables.append(table)
+            break
+    if tables:
+        return pd.concat(tables, ignore_index=True)
+    columns = [
+        "variant",
+        "variant_run",
+        "base_run",
+        *as_keys(by),
+        "metric",
+        "n",
+        "mean_base",
+        "mean_variant",
+        "diff",
+        "sd",
+        "se",
+        "ci_low",
+        "ci_high",
+    ]
+    return pd.DataFrame(columns=columns)
+
+
+def available_interactions(seats: pd.DataFrame) -> list[str]:
+    """Interaction counters present (and not entirely missing) in a seats frame."""
+    return [column for column in INTERACTION_COLUMNS if column in seats.columns and seats[column].notna().any()]
+
+
+def interaction_summary(
+    seats: pd.DataFrame, by: str | Iterable[str] | None = ("luna_level", "profile")
+) -> pd.DataFrame:
+    """How much Luna gets in the scripted players' way, per group of scripted seats.
+
+    Parameters
+    ----------
+    seats
+        Seats frame; the scripted interaction counters (``blocked_*``, ``bonus_spaces_lost``,
+        ``cards_lost``, ``plans_lost``, ``outposts_ousted_by_luna``) are used when present.
+    by
+        Group keys; the default groups by the Luna level faced and the scripted profile.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`score_summary` over the counters present; empty when the data has none.
+    """
+    counters = available_interactions(select_kind(seats, SCRIPTED))
+    if not counters:
+        return pd.DataFrame(columns=[*as_keys(by), "metric", *_SUMMARY_COLUMNS])
+    return score_summary(seats, by=by, metrics=counters, kind=SCRIPTED)

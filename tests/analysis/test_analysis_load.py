@@ -1,0 +1,132 @@
+"""Loading run directories: run columns, optional files, clear errors."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from analysis.load import load_run, load_runs, read_manifest
+from analysis.schema import RUN_COLUMNS
+
+
+def test_load_runs_adds_run_columns(make_run):
+    solo = make_run("solo_l2", ["luna:2"], games=5, seed=1)
+    versus = make_run("vs_l3", ["scripted:balanced", "luna:3"], games=4, seed=2, variant="cheap")
+    data = load_runs([solo, versus])
+    seats = data.seats
+    assert list(seats.columns[: len(RUN_COLUMNS)]) == list(RUN_COLUMNS)
+    assert len(seats) == 5 + 8
+    assert data.runs == ["solo_l2", "vs_l3"]
+    first = seats.drop_duplicates("run").set_index("run")
+    assert first.loc["solo_l2", "variant"] == "base"
+    assert first.loc["vs_l3", "variant"] == "cheap"
+    assert first.loc["solo_l2", "seats"] == "luna:2"
+    assert first.loc["vs_l3", "seats"] == "scripted:balanced,luna:3"
+    assert first.loc["solo_l2", "opponents"] == ""
+    assert first.loc["vs_l3", "opponents"] == "balanced"
+    assert first.loc["vs_l3", "luna_level"] == 3
+    assert first.loc["vs_l3", "n_seats"] == 2
+
+    # Per-round rows carry the seat's level and the run columns.
+    rounds = data.rounds
+    assert len(rounds) == (5 + 4) * 7
+    assert set(rounds.loc[rounds["run"] == "vs_l3", "level"]) == {3}
+    assert set(data.luna["kind"]) == {"luna"}
+    assert data.manifests["vs_l3"]["config"]["variant"] == "cheap"
+
+
+def test_opponents_of_multi_luna_runs(make_run):
+    duel = load_run(make_run("duel", ["luna:4", "luna:5"], games=2)).seats
+    assert set(duel["opponents"]) == {"luna"}
+    assert set(duel["luna_level"]) == {-1}  # mixed levels
+    crowd = load_run(make_run("crowd", ["scripted:tank", "scripted:passive", "luna:2", "luna:2"], games=2)).seats
+    assert set(crowd["opponents"]) == {"luna,passive,tank"}
+    assert set(crowd["luna_level"]) == {2}
+
+
+def test_seat_mix_rebuilt_without_manifest(make_run):
+    run = make_run("bare", ["scripted:tank", "luna:6"], games=3)
+    (run / "manifest.json").unlink()
+    (run / "luna_rounds.parquet").unlink()
+    data = load_run(run)
+    assert data.seats.loc[0, "seats"] == "scripted:tank,luna:6"
+    assert data.seats.loc[0, "variant"] == "base"
+    assert data.rounds.empty
+    assert {"run", "level", "card_a", "majority_scientists"} <= set(data.rounds.columns)
+    assert read_manifest(run) == {}
+
+
+def test_runs_without_rounds_stack_with_runs_that_have_them(make_run):
+    with_rounds = make_run("a", ["luna:1"], games=2)
+    without = make_run("b", ["luna:2"], games=2, with_rounds=False)
+    data = load_runs([with_rounds, without])
+    assert set(data.rounds["run"]) == {"a"}
+
+
+def test_missing_directory_and_seats_file(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        load_run(tmp_path / "nowhere")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match=r"empty[/\\]seats\.parquet: file not found"):
+        load_run(tmp_path / "empty")
+    with pytest.raises(ValueError, match="no run directory"):
+        load_runs([])
+
+
+def test_missing_column_is_named(make_run):
+    run = make_run("broken", ["luna:2"], games=2)
+    seats = pd.read_parquet(run / "seats.parquet").drop(columns=["score_minerva", "won"])
+    seats.to_parquet(run / "seats.parquet")
+    with pytest.raises(ValueError, match=r"seats\.parquet: missing column\(s\): score_minerva, won"):
+        load_run(run)
+
+
+def test_missing_rounds_column_is_named(make_run):
+    run = make_run("broken_rounds", ["luna:2"], games=2)
+    rounds = pd.read_parquet(run / "luna_rounds.parquet").drop(columns=["deck_size_start"])
+    rounds.to_parquet(run / "luna_rounds.parquet")
+    with pytest.raises(ValueError, match=r"luna_rounds\.parquet: missing column\(s\): deck_size_start"):
+        load_run(run)
+
+
+def test_inconsistent_seats_rejected(make_run):
+    run = make_run("bad_won", ["scripted:passive", "luna:2"], games=3)
+    seats = pd.read_parquet(run / "seats.parquet")
+    seats.loc[0, "won"] = 0.25
+    seats.to_parquet(run / "seats.parquet")
+    with pytest.raises(ValueError, match="won must sum to 1 per game"):
+        load_run(run)
+
+    run = make_run("bad_total", ["luna:2"], games=2)
+    seats = pd.read_parquet(run / "seats.parquet")
+    seats.loc[1, "score_total"] += 1
+    seats.to_parquet(run / "seats.parquet")
+    with pytest.raises(ValueError, match="differs from the sum of the 7 categories in 1 row"):
+        load_run(run)
+
+    run = make_run("bad_kind", ["luna:2"], games=2)
+    seats = pd.read_parquet(run / "seats.parquet")
+    seats["kind"] = "robot"
+    seats.to_parquet(run / "seats.parquet")
+    with pytest.raises(ValueError, match="unknown value"):
+        load_run(run)
+
+
+def test_duplicate_run_names_and_bad_manifest(make_run, tmp_path):
+    first = make_run("same", ["luna:2"], games=2)
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    second = other / "same"
+    second.mkdir()
+    for name in ("seats.parquet", "manifest.json"):
+        (second / name).write_bytes((first / name).read_bytes())
+    with pytest.raises(ValueError, match="run name 'same' is used by two directories"):
+        load_runs([first, second])
+    (second / "manifest.json").write_text(json.dumps([1, 2]), encoding="utf-8")
+    with pytest.raises(ValueError, match="manifest must be a JSON object"):
+        load_run(second)
+    (second / "manifest.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ValueError, match="cannot read manifest"):
+        load_run(second)

@@ -1,0 +1,169 @@
+"""Report rendering: Markdown/HTML tables, atomic writes, sections and referenced files."""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis import plots, report
+from analysis.report import (
+    DEFAULT_SECTIONS,
+    Section,
+    atomic_write,
+    format_value,
+    html_table,
+    markdown_table,
+    render_study,
+    write_report,
+)
+
+
+def _small_figure(title: str):
+    figure, axes = plots.new_figure(width=3.0, height=2.0)
+    axes[0, 0].plot([0, 1], [1, 0])
+    axes[0, 0].set_title(title)
+    return figure
+
+
+def test_markdown_table_exact():
+    frame = pd.DataFrame({"level": [1, 2], "mean": [25.0, float("nan")], "note": ["a|b", ""]})
+    assert markdown_table(frame) == ("| level | mean | note |\n|---:|---:|:---|\n| 1 | 25 | a\\|b |\n| 2 |  |  |\n")
+    assert markdown_table(frame, max_rows=1).endswith("*First 1 of 2 rows.*\n")
+    assert markdown_table(frame.iloc[0:0]) == "*(no rows)*\n"
+
+
+def test_format_value():
+    assert format_value(0.123456) == "0.1235"
+    assert format_value(12345.6) == "12346"
+    assert format_value(7) == "7"
+    assert format_value(True) == "yes"
+    assert format_value(float("nan")) == ""
+    assert format_value("x") == "x"
+
+
+def test_html_table_escapes():
+    html = html_table(pd.DataFrame({"who": ["<b>Luna</b>"], "n": [3]}))
+    assert "&lt;b&gt;Luna&lt;/b&gt;" in html
+    assert '<td class="num">3</td>' in html
+
+
+def test_atomic_write_replaces_and_cleans_up(tmp_path, monkeypatch):
+    target = atomic_write(tmp_path / "sub" / "file.txt", "first")
+    assert target.read_text(encoding="utf-8") == "first"
+    atomic_write(target, b"second")
+    assert target.read_bytes() == b"second"
+    # Readable like a file written with open(), not private like a raw mkstemp file.
+    assert target.stat().st_mode & 0o044
+
+    def fail(*_args, **_kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        atomic_write(target, "third")
+    assert target.read_bytes() == b"second"  # the old content survives a failed write
+    assert sorted(path.name for path in target.parent.iterdir()) == ["file.txt"]
+
+
+def test_write_report_sections_files_and_embedding(tmp_path):
+    tables = {
+        "score_summary": pd.DataFrame({"level": [1, 2], "mean": [20.5, 30.25]}),
+        "extra_table": pd.DataFrame({"x": [1]}),
+    }
+    figures = {"score_ecdf": _small_figure("ecdf"), "loose_figure": _small_figure("loose")}
+    sections = (
+        Section("Scores", "Luna's scores.", ("score_ecdf", "score_summary")),
+        Section("Empty", "Nothing here.", ("missing",)),
+    )
+    files = write_report(tmp_path / "study", tables, figures, title="Test report", sections=sections)
+    root = tmp_path / "study"
+    markdown = files.markdown.read_text(encoding="utf-8")
+    assert markdown.startswith("# Test report\n")
+    assert "## Scores\n" in markdown
+    assert "## Other tables and figures\n" in markdown  # extra_table and loose_figure land here
+    assert "## Empty" not in markdown  # sections without content are left out
+    assert "| 1 | 20.5 |" in markdown
+    # Every referenced file exists, and every figure is referenced.
+    references = re.findall(r"\]\(((?:figures|tables)/[^)]+)\)", markdown)
+    assert {f"figures/{name}.png" for name in figures} <= set(references)
+    assert all((root / reference).is_file() for reference in references)
+    for name in figures:
+        assert (root / "figures" / f"{name}.svg").read_bytes().startswith(b"<?xml")
+        assert (root / "figures" / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert pd.read_csv(root / "tables" / "score_summary.csv").equals(tables["score_summary"])
+    # Self-contained HTML: every figure embedded as base64 PNG, no external references.
+    page = files.html.read_text(encoding="utf-8")
+    embedded = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert len(embedded) == len(figures)
+    assert all(base64.b64decode(data)[:4] == b"\x89PNG" for data in embedded)
+    assert not re.search(r'(src|href)="(?!data:|#)', page)
+    assert "<h2>Scores</h2>" in page and "Luna&#x27;s scores." in page
+    # Atomic writes leave no temporary files behind.
+    assert not [path for path in root.rglob("*") if path.name.endswith(".tmp")]
+
+
+def test_write_report_rejects_unsafe_names(tmp_path):
+    with pytest.raises(ValueError, match="file name"):
+        write_report(tmp_path, {"../escape": pd.DataFrame({"a": [1]})}, {})
+
+
+def test_render_study_end_to_end(study_runs, tmp_path):
+    files = render_study(study_runs, tmp_path / "study")
+    root = tmp_path / "study"
+    markdown = files.markdown.read_text(encoding="utf-8")
+    # The synthetic study has per-round data, opponents, interactions and a variant: every section.
+    for section in DEFAULT_SECTIONS:
+        assert f"## {section.title}\n" in markdown
+    references = re.findall(r"\]\(((?:figures|tables)/[^)]+)\)", markdown)
+    missing = [reference for reference in references if not (root / reference).is_file()]
+    assert not missing
+    expected_figures = {
+        "score_ecdf",
+        "category_breakdown",
+        "level_ladder",
+        "win_rates",
+        "slot_first_use",
+        "reshuffles_by_round",
+        "grade2_by_round",
+        "majority_by_round",
+        "blocking_probability",
+        "variant_differences",
+    }
+    assert set(files.figures) == expected_figures
+    assert {f"figures/{name}.png" for name in expected_figures} <= set(references)
+    expected_tables = {
+        "runs",
+        "score_summary",
+        "level_ladder",
+        "win_rates",
+        "deck_counters",
+        "reshuffle_distribution",
+        "slot_first_use",
+        "reshuffles_by_round",
+        "reshuffle_timing",
+        "grade2_by_round",
+        "card_play_counts",
+        "majority_by_round",
+        "majority_distribution",
+        "blocking_probability",
+        "interactions",
+        "variant_differences",
+    }
+    assert set(files.tables) == expected_tables
+    assert all(Path(path).is_file() for path in files.tables.values())
+    ladder = pd.read_csv(root / "tables" / "level_ladder.csv", keep_default_na=False)
+    assert {"variant", "opponents", "level", "diff_low", "win_diff_high"} <= set(ladder.columns)
+    page = files.html.read_text(encoding="utf-8")
+    assert page.count("data:image/png;base64,") == len(expected_figures)
+
+
+def test_command_line_reports_bad_directory(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        report.main([str(tmp_path / "missing"), "--out", str(tmp_path / "out")])
+    assert stopped.value.code == 2
+    assert "does not exist" in capsys.readouterr().err
