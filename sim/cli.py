@@ -80,7 +80,8 @@ def command_simulate(args: argparse.Namespace) -> int:
     from sim.run import run_simulation
 
     data = load_game_data(args.overlay)
-    config = GameConfig(seats=parse_seats(args.seats), rounds=args.rounds, start_bonus=args.start_bonus)
+    config = GameConfig(seats=parse_seats(args.seats, data.players.profiles), rounds=args.rounds,
+                        start_bonus=args.start_bonus)
     if args.games < 1:
         raise ConfigError(f"--games: must be at least 1, got {args.games}")
     with _progress_bar(args.games, args.quiet, "simulate") as bar:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from sim.gamedata import LEVELS
 
-SCRIPTED_PROFILES = ("passive",)
+# The built-in profiles shipped in sim/data/players (an overlay may add more).
+SCRIPTED_PROFILES = ("passive", "shares", "tank", "balanced", "random")
 _SEAT_PATTERN = re.compile(r"^(?:luna:(?P<level>[^,@]+)|scripted:(?P<profile>[a-z_]+)(?:@(?P<strength>[^,]+))?)$")
 
 
@@ -58,8 +60,8 @@ class GameConfig:
         return ",".join(seat.label for seat in self.seats)
 
 
-def parse_seat(text: str) -> Seat:
-    """Parse ``luna:<level>`` or ``scripted:<profile>[@strength]``."""
+def parse_seat(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> Seat:
+    """Parse ``luna:<level>`` or ``scripted:<profile>[@strength]``; ``profiles`` are the known names."""
     match = _SEAT_PATTERN.match(text.strip())
     if not match:
         raise ConfigError(f"--seats: {text!r} is neither luna:<level> nor scripted:<profile>[@strength]")
@@ -67,9 +69,10 @@ def parse_seat(text: str) -> Seat:
         if match["level"] not in LEVELS:
             raise ConfigError(f"--seats: unknown Luna level {match['level']!r} in {text!r} (levels are 0-8)")
         return Seat(kind="luna", level=int(match["level"]))
-    if match["profile"] not in SCRIPTED_PROFILES:
+    profiles = tuple(profiles)
+    if match["profile"] not in profiles:
         raise ConfigError(f"--seats: unknown scripted profile {match['profile']!r} in {text!r} "
-                          f"(known: {', '.join(SCRIPTED_PROFILES)})")
+                          f"(known: {', '.join(profiles)})")
     strength = 1.0
     if match["strength"] is not None:
         try:
@@ -81,8 +84,9 @@ def parse_seat(text: str) -> Seat:
     return Seat(kind="scripted", profile=match["profile"], strength=strength)
 
 
-def parse_seats(text: str) -> tuple[Seat, ...]:
+def parse_seats(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> tuple[Seat, ...]:
     """Parse a comma-separated seat list such as ``scripted:passive,luna:5``."""
     if not text.strip():
         raise ConfigError("--seats: no seat given")
-    return tuple(parse_seat(part) for part in text.split(","))
+    profiles = tuple(profiles)
+    return tuple(parse_seat(part, profiles) for part in text.split(","))

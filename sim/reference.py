@@ -6,15 +6,42 @@ is a function acting on the :class:`GameState` it is given; ``play_game`` string
 
 Indices used throughout: companies 0-3 in ``moon.toml`` order (astrogo, tawac, skymine, minerva);
 Luna cards 0-18 in ``luna.toml`` order; sectors 1-24 as numbered on the board; display spaces 0-11
-(space number minus 1); action slots 0-4 for A-E.
+(space number minus 1); action slots 0-4 for A-E; majority types 0-4 (titanium, carbon, energy,
+minerals, scientists).
+
+Scripted players (SPEC section 5, modelled; numbers in ``sim/data/players``) share the same table.
+Each round, before Luna plans, a scripted player draws one action kind per ON slot from its profile's
+weights (one ``below(sum of weights)`` per slot on its own stream; a passive seat draws nothing) and
+notes what it aims at: the best display card for each ``buy_card`` and the first research plan for
+each ``research``. Its per-round resource totals are the profile's totals for the round times its
+strength (floored) plus the resources of cards it bought in earlier rounds; every majority type whose
+total is lower than a Luna's value that round counts as blocked. In the action phase the seats take
+turns in seat order (scripted seats first, Luna last), one action each per turn. An action's strength
+is ``floor(steps_by_round[round] * strength + carry)``, the fraction carried to its next action.
+- invest: that many steps on the most valuable company's track; thresholds pay; a money barrier it
+  cannot pay stops it; past the end each step pays 2 CrypCoin.
+- expand: ``max(1, floor(strength * expand_outposts_per_step))`` outposts of the company it holds
+  most shares of (ties: more valuable), each in the lowest-numbered reachable vacant sector (it never
+  ousts), paying ``sector_reward`` each.
+- helium / research: the tank or upload marker forward (slot A at 8, E at 4, 2 CrypCoin past the end);
+  research also takes the plan it aimed at; if Luna discarded that plan meanwhile it counts a lost
+  plan and loses ``plan_lost_research_penalty`` steps.
+- buy_card: the card it aimed at if still there and affordable; if Luna took it, a lost card; then the
+  best affordable card instead. Best: a card with a share of the most valuable company, then other
+  share cards by company value, then most resources, then the lowest space.
+- bonus: a marker on the first majority space (titanium, carbon, energy, minerals, then scientists)
+  that is free and that its totals allow, else on the first free standard space in its preference
+  order; when the space it would have taken there holds a Luna marker, a lost bonus space.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from sim.config import GameConfig
 from sim.gamedata import (
+    ACTION_KINDS,
     AdvanceCompany,
     AdvanceResearch,
     DiscardResearchPlan,
@@ -24,10 +51,12 @@ from sim.gamedata import (
     GainHelium,
     GameData,
     PlaceBonusMarker,
+    Profile,
 )
 from sim.rng import BOARD_STREAM, Stream, seat_stream
 
 SLOTS = "ABCDE"
+MAJORITY_TYPES = ("titanium", "carbon", "energy", "minerals", "scientists")
 NO_CARD = -1
 NO_COMPANY = -1
 NOBODY = -1
@@ -66,12 +95,43 @@ class LunaState:
 
 
 @dataclass
+class PlayerState:
+    """One scripted seat."""
+
+    profile: Profile
+    strength: float  # the seat's multiplier of its profile's action strength and resource totals
+    markers_in_reserve: int  # bonus markers in its reserve
+    helium: int = 0  # tank marker, 0-28
+    research: int = 0  # upload marker, 0-15
+    slot_on: list[bool] = field(default_factory=list)  # 5 entries: slot switched ON
+    plan: list[int] = field(default_factory=list)  # this round's actions, indices into ACTION_KINDS, in slot order
+    aims: list[tuple[int, int, int]] = field(default_factory=list)  # per planned action: (card, -1, 0) for
+    # buy_card, (row, space, plan generation of that space) for research, (-1, -1, 0) otherwise
+    next_action: int = 0  # index into plan of its next action
+    passed: bool = True
+    carry: float = 0.0  # fraction of action strength carried to the next action
+    totals: list[int] = field(default_factory=lambda: [0] * 5)  # this round's majority totals, by type
+    card_resources: list[int] = field(default_factory=lambda: [0] * 5)  # from cards bought before this round
+    pending_resources: list[int] = field(default_factory=lambda: [0] * 5)  # from cards bought this round
+    # counters, reported per game
+    bonus_markers_placed: int = 0
+    outposts_placed: int = 0
+    plans_taken: int = 0
+    blocked: list[int] = field(default_factory=lambda: [0] * 5)  # rounds each majority type was blocked by Luna
+    bonus_spaces_lost: int = 0  # bonus actions whose chosen standard space held a Luna marker
+    cards_lost: int = 0  # buy actions whose card Luna had taken
+    plans_lost: int = 0  # research actions whose plan Luna had discarded
+    outposts_ousted_by_luna: int = 0  # outposts it placed that Luna ousted
+
+
+@dataclass
 class SeatState:
     """What every seat has, Luna or scripted: cash and collected action cards."""
 
     cash: int
     cards: list[int] = field(default_factory=list)  # action-card indices collected
     luna: LunaState | None = None
+    player: PlayerState | None = None  # a scripted seat
 
 
 @dataclass
@@ -91,6 +151,11 @@ class GameState:
     bonus_space_owner: list[list[int]]  # [3][4]: seat whose bonus marker is there, or NOBODY
     seats: list[SeatState]
     round: int = 0
+    scientist_space_owner: int = NOBODY  # seat whose marker is on the scientist majority space
+    sector_placer: list[int] = field(default_factory=lambda: [NOBODY] * 25)  # seat that placed each outpost
+    plan_generation: list[list[int]] = field(default_factory=lambda: [[0] * 4 for _ in range(3)])  # refills
+    plan_removed_by: list[list[int]] = field(default_factory=lambda: [[NOBODY] * 4 for _ in range(3)])  # last
+    # seat to remove the plan of each research space
 
 
 @dataclass
@@ -141,6 +206,13 @@ class Rules:
                            for card in self.action_cards]
         self.research = moon.research
         self.tokens = moon.starting_tokens.tokens
+        self.card_resources = [[card.titanium, card.carbon, card.energy, card.minerals, card.scientists]
+                               for card in self.action_cards]
+        self.player_model = data.players.model
+        self.profiles = [data.players.profiles[seat.profile] if seat.kind == "scripted" else None
+                         for seat in config.seats]
+        humans = sum(seat.kind == "scripted" for seat in config.seats)
+        self.player_markers = self.player_model.bonus_markers_by_humans[max(humans, 1) - 1]
 
 
 # ---------------------------------------------------------------- setup
@@ -172,6 +244,7 @@ def setup_game(rules: Rules, seed: int, game: int) -> tuple[GameState, list[Stre
         track_side=track_side,
         track_position=[[0] * 4 for _ in config.seats],
         sector_owner=[NO_COMPANY] * (rules.sector_count + 1),
+        sector_placer=[NOBODY] * (rules.sector_count + 1),
         station_vacant=[[0] * rules.columns for _ in range(4)],
         action_deck=action_deck,
         display=[NO_CARD] * 12,
@@ -198,7 +271,11 @@ def setup_game(rules: Rules, seed: int, game: int) -> tuple[GameState, list[Stre
             state.seats.append(SeatState(cash=rules.board.start_crypcoin,
                                          luna=setup_luna(rules, seat.level, seat_rngs[seat_index])))
         else:
-            state.seats.append(SeatState(cash=0))
+            profile = rules.profiles[seat_index]
+            cash = rules.player_model.start_cash if profile.start_cash is None else profile.start_cash
+            slot_on = [letter in rules.board.initial_slots for letter in SLOTS]
+            state.seats.append(SeatState(cash=cash, player=PlayerState(
+                profile=profile, strength=seat.strength, markers_in_reserve=rules.player_markers, slot_on=slot_on)))
 
     if config.start_bonus == "random":
         pool = list(range(len(rules.tokens)))
@@ -207,7 +284,8 @@ def setup_game(rules: Rules, seed: int, game: int) -> tuple[GameState, list[Stre
             token = rules.tokens[pool[pick]]
             pool[pick] = pool[-1]
             pool.pop()
-            if state.seats[seat_index].luna is not None:
+            holder = state.seats[seat_index]
+            if holder.luna is not None or not holder.player.profile.passive:
                 apply_starting_token(rules, state, seat_index, token)
     return state, seat_rngs
 
@@ -234,7 +312,9 @@ def setup_luna(rules: Rules, level: int, rng: Stream) -> LunaState:
 
 def apply_starting_token(rules: Rules, state: GameState, seat: int, token) -> None:
     """A starting research token's bonus, moved by the usual rules."""
-    if token.helium is not None:
+    if token.helium is not None and state.seats[seat].player is not None:
+        player_helium(rules, state, seat, token.helium)
+    elif token.helium is not None:
         gain_helium(rules, state, seat, token.helium)
     else:
         advance_track(rules, state, seat, rules.companies.index(token.company), token.steps)
@@ -403,7 +483,11 @@ def return_column(rules: Rules, state: GameState, company: int) -> int:
     then closest to the logo.
     """
     column = take_column(rules, state, company)
-    if column >= 0:
+    # Fix (rules tests): the main column can be full, e.g. vacancies [5, 0, 0] (column 1 emptied,
+    # columns 2-3 untouched): the main column is column 2, which has no vacant home space, and the
+    # outpost used to be pushed to -1 vacancies. Then the columns with room are exactly the emptied
+    # ones, and the "all final spaces vacant" rule below picks among them (most vacant, closest to logo).
+    if column >= 0 and state.station_vacant[company][column] > 0:
         return column
     vacants = state.station_vacant[company]
     return min(range(len(vacants)), key=lambda c: (-vacants[c], column_coins(rules, vacants[c]), c))
@@ -441,8 +525,12 @@ def expand_company(rules: Rules, state: GameState, seat: int, companies: list[in
                 target = min(held) if lowest else max(held)
                 state.station_vacant[victim][return_column(rules, state, victim)] -= 1
                 luna.ousted += 1
+                placer = state.sector_placer[target]
+                if placer != NOBODY and state.seats[placer].player is not None:
+                    state.seats[placer].player.outposts_ousted_by_luna += 1
             state.station_vacant[company][column] += 1
             state.sector_owner[target] = company
+            state.sector_placer[target] = seat
             luna.outposts_placed += 1
 
 
@@ -460,6 +548,7 @@ def refill_plan_row(state: GameState, row: int) -> None:
         if not state.plan_rows[row][space] and state.plan_decks[row] > 0:
             state.plan_rows[row][space] = True
             state.plan_decks[row] -= 1
+            state.plan_generation[row][space] += 1
 
 
 def flip_special_plan(state: GameState) -> None:
@@ -501,6 +590,7 @@ def discard_research_plan(state: GameState, seat: int, action: DiscardResearchPl
     for space, cell in enumerate(action.spaces):
         if SLOTS[slot] in cell and state.plan_rows[row][space]:
             state.plan_rows[row][space] = False
+            state.plan_removed_by[row][space] = seat
             luna.plans_discarded += 1
     refill_plan_row(state, row)
 
@@ -618,15 +708,15 @@ def end_luna_actions(rules: Rules, state: GameState, seat: int, rng: Stream) -> 
 
 
 def action_phase(rules: Rules, state: GameState, rngs: list[Stream]) -> None:
-    """Turns go round the table in seat order (Luna last) until everyone has passed.
-
-    Scripted seats other than ``passive`` arrive with issue 4; a passive seat passes at once.
-    """
+    """Turns go round the table in seat order (Luna last), one action a turn, until everyone has passed."""
     while True:
         acted = False
         for seat, holder in enumerate(state.seats):
             if holder.luna is not None and not holder.luna.passed:
                 luna_turn(rules, state, seat, rngs[seat])
+                acted = True
+            elif holder.player is not None and not holder.player.passed:
+                player_turn(rules, state, seat)
                 acted = True
         if not acted:
             return
@@ -636,6 +726,8 @@ def preparation(rules: Rules, state: GameState) -> None:
     """Bonus markers home, majority cards to the discard pile, display refilled, next special plan."""
     for seat, holder in enumerate(state.seats):
         luna = holder.luna
+        if holder.player is not None:
+            player_markers_home(state, seat)
         if luna is None:
             continue
         for row in range(3):
@@ -654,6 +746,9 @@ def preparation(rules: Rules, state: GameState) -> None:
 def play_round(rules: Rules, state: GameState, rngs: list[Stream], records: list[list[RoundRecord]] | None) -> None:
     """One round: planning (every Luna in seat order), action phase, and preparation unless it was the last."""
     state.round += 1
+    for seat, holder in enumerate(state.seats):
+        if holder.player is not None:
+            plan_player(rules, state, seat, rngs[seat])
     starts = {}
     for seat in rules.config.luna_seats:
         luna = state.seats[seat].luna
@@ -667,6 +762,7 @@ def play_round(rules: Rules, state: GameState, rngs: list[Stream], records: list
                 round=state.round, cards=list(luna.slots), majority_values=majority_values(rules, luna),
                 reshuffles=reshuffles, grade2_by_reshuffle=by_reshuffle, grade2_by_token=by_token,
                 deck_size_start=deck_size))
+    count_blocked_majorities(rules, state)
     action_phase(rules, state, rngs)
     if records is not None:
         for seat in rules.config.luna_seats:
@@ -677,6 +773,257 @@ def play_round(rules: Rules, state: GameState, rngs: list[Stream], records: list
             record.helium, record.research, record.cash = luna.helium, luna.research, state.seats[seat].cash
     if state.round < rules.config.rounds:
         preparation(rules, state)
+
+
+# ---------------------------------------------------------------- scripted players (modelled)
+
+def luna_majority_values(rules: Rules, state: GameState) -> list[int]:
+    """Per majority type, the highest value any Luna shows right now (0 without a Luna)."""
+    values = [0] * 5
+    for seat in rules.config.luna_seats:
+        for index, value in enumerate(majority_values(rules, state.seats[seat].luna)):
+            values[index] = max(values[index], value)
+    return values
+
+
+def ranked_display_spaces(rules: Rules, state: GameState) -> list[int]:
+    """Display spaces holding a card, best first for a buyer (see the module docstring)."""
+    by_value = companies_by_value(rules, state)
+
+    def key(space: int) -> tuple[int, int, int, int]:
+        card = state.display[space]
+        share = rules.card_share[card]
+        return (share == NO_COMPANY, by_value.index(share) if share != NO_COMPANY else 0,
+                -sum(rules.card_resources[card]), space)
+    return sorted((space for space in range(12) if state.display[space] != NO_CARD), key=key)
+
+
+def plan_player(rules: Rules, state: GameState, seat: int, rng: Stream) -> None:
+    """Its totals for the round, then one action kind per ON slot drawn from its weights, and its aims."""
+    player = state.seats[seat].player
+    profile = player.profile
+    for index, name in enumerate(MAJORITY_TYPES):
+        player.card_resources[index] += player.pending_resources[index]
+        player.pending_resources[index] = 0
+        base = getattr(profile.resources_by_round, name)[state.round - 1]
+        player.totals[index] = math.floor(base * player.strength) + player.card_resources[index]
+    player.plan, player.aims, player.next_action = [], [], 0
+    if not profile.passive:
+        weights = [getattr(profile.weights, kind) for kind in ACTION_KINDS]
+        for slot in range(5):
+            if not player.slot_on[slot]:
+                continue
+            pick = rng.below(sum(weights))
+            kind = 0
+            while pick >= weights[kind]:
+                pick -= weights[kind]
+                kind += 1
+            player.plan.append(kind)
+            player.aims.append(choose_aim(rules, state, player, ACTION_KINDS[kind]))
+    player.passed = not player.plan
+
+
+def choose_aim(rules: Rules, state: GameState, player: PlayerState, kind: str) -> tuple[int, int, int]:
+    """What a planned action aims at: (card, -1, 0) for buy_card, (row, space, generation) for research."""
+    if kind == "buy_card":
+        aimed = {aim[0] for planned, aim in zip(player.plan, player.aims, strict=False)
+                 if ACTION_KINDS[planned] == "buy_card"}
+        for space in ranked_display_spaces(rules, state):
+            if state.display[space] not in aimed:
+                return (state.display[space], -1, 0)
+    elif kind == "research":
+        aimed = {(aim[0], aim[1]) for planned, aim in zip(player.plan, player.aims, strict=False)
+                 if ACTION_KINDS[planned] == "research"}
+        for row in range(3):
+            for space in range(len(state.plan_rows[row])):
+                if state.plan_rows[row][space] and (row, space) not in aimed:
+                    return (row, space, state.plan_generation[row][space])
+    return (NO_CARD, -1, 0)
+
+
+def count_blocked_majorities(rules: Rules, state: GameState) -> None:
+    """After Luna's majority cards are revealed: each type a scripted seat's total is lower than hers."""
+    if not rules.config.luna_seats:
+        return
+    values = luna_majority_values(rules, state)
+    for holder in state.seats:
+        if holder.player is not None:
+            for index in range(5):
+                if holder.player.totals[index] < values[index]:
+                    holder.player.blocked[index] += 1
+
+
+def action_strength(player: PlayerState, round_number: int) -> int:
+    raw = player.profile.steps_by_round[round_number - 1] * player.strength + player.carry
+    steps = math.floor(raw)
+    player.carry = raw - steps
+    return steps
+
+
+def player_turn(rules: Rules, state: GameState, seat: int) -> None:
+    """Its next planned action."""
+    player = state.seats[seat].player
+    kind = ACTION_KINDS[player.plan[player.next_action]]
+    aim = player.aims[player.next_action]
+    player.next_action += 1
+    player.passed = player.next_action >= len(player.plan)
+    steps = action_strength(player, state.round)
+    if kind == "invest":
+        player_invest(rules, state, seat, steps)
+    elif kind == "expand":
+        player_expand(rules, state, seat, steps)
+    elif kind == "helium":
+        player_helium(rules, state, seat, steps)
+    elif kind == "research":
+        player_research_action(rules, state, seat, steps, aim)
+    elif kind == "buy_card":
+        player_buy(rules, state, seat, aim[0])
+    else:
+        player_bonus(rules, state, seat)
+
+
+def player_invest(rules: Rules, state: GameState, seat: int, steps: int) -> None:
+    company = companies_by_value(rules, state)[0]
+    side = state.track_side[company]
+    holder = state.seats[seat]
+    for _ in range(steps):
+        position = state.track_position[seat][company]
+        if position >= rules.track_spaces:
+            holder.cash += rules.board.past_end_crypcoin_per_step
+            continue
+        price = rules.barrier_price[side].get(position, 0)
+        if price > holder.cash:
+            break  # a player must pay a money barrier in full to pass it
+        holder.cash += rules.threshold_reward[side].get(position, 0) - price
+        state.track_position[seat][company] = position + 1
+
+
+def seat_shares(rules: Rules, state: GameState, seat: int) -> list[int]:
+    shares = list(state.track_position[seat])
+    for card in state.seats[seat].cards:
+        if rules.card_share[card] != NO_COMPANY:
+            shares[rules.card_share[card]] += 1
+    return shares
+
+
+def player_expand(rules: Rules, state: GameState, seat: int, steps: int) -> None:
+    if steps <= 0:
+        return
+    shares = seat_shares(rules, state, seat)
+    by_value = companies_by_value(rules, state)
+    company = min(range(4), key=lambda c: (-shares[c], by_value.index(c)))
+    player = state.seats[seat].player
+    for _ in range(max(1, math.floor(steps * rules.player_model.expand_outposts_per_step))):
+        column = take_column(rules, state, company)
+        vacant = [s for s in reachable_sectors(rules, state, company) if state.sector_owner[s] == NO_COMPANY]
+        if column < 0 or not vacant:
+            return
+        target = min(vacant)
+        state.station_vacant[company][column] += 1
+        state.sector_owner[target] = company
+        state.sector_placer[target] = seat
+        state.seats[seat].cash += rules.player_model.sector_reward
+        player.outposts_placed += 1
+
+
+def player_helium(rules: Rules, state: GameState, seat: int, steps: int) -> None:
+    player = state.seats[seat].player
+    for _ in range(steps):
+        if player.helium >= rules.board.tank_max:
+            state.seats[seat].cash += rules.board.past_end_crypcoin_per_step
+            continue
+        player.helium += 1
+        if player.helium == rules.board.tank_switch_at:
+            player.slot_on[0] = True
+
+
+def player_research(rules: Rules, state: GameState, seat: int, steps: int) -> None:
+    player = state.seats[seat].player
+    for _ in range(steps):
+        if player.research >= rules.board.research_max:
+            state.seats[seat].cash += rules.board.past_end_crypcoin_per_step
+            continue
+        player.research += 1
+        if player.research == rules.board.research_switch_at:
+            player.slot_on[4] = True
+
+
+def player_research_action(rules: Rules, state: GameState, seat: int, steps: int,
+                           aim: tuple[int, int, int]) -> None:
+    player = state.seats[seat].player
+    row, space, generation = aim
+    if row >= 0:
+        gone = state.plan_generation[row][space] != generation or not state.plan_rows[row][space]
+        remover = state.plan_removed_by[row][space]
+        if gone and remover != NOBODY and state.seats[remover].luna is not None:
+            player.plans_lost += 1
+            steps = max(0, steps - rules.player_model.plan_lost_research_penalty)
+        if state.plan_rows[row][space]:
+            state.plan_rows[row][space] = False
+            state.plan_removed_by[row][space] = seat
+            player.plans_taken += 1
+            refill_plan_row(state, row)
+    player_research(rules, state, seat, steps)
+
+
+def player_buy(rules: Rules, state: GameState, seat: int, aimed: int) -> None:
+    holder = state.seats[seat]
+    if aimed != NO_CARD and aimed not in state.display:
+        if any(aimed in state.seats[luna].cards for luna in rules.config.luna_seats):
+            holder.player.cards_lost += 1
+    choices = ([state.display.index(aimed)] if aimed in state.display else []) + ranked_display_spaces(rules, state)
+    for space in choices:
+        card = state.display[space]
+        if rules.action_cards[card].price <= holder.cash:
+            holder.cash -= rules.action_cards[card].price
+            take_display_card(state, seat, space)
+            for index in range(5):
+                holder.player.pending_resources[index] += rules.card_resources[card][index]
+            return
+
+
+def player_bonus(rules: Rules, state: GameState, seat: int) -> None:
+    holder = state.seats[seat]
+    player = holder.player
+    if player.markers_in_reserve == 0:
+        return
+    values = luna_majority_values(rules, state)
+    model = rules.player_model
+    for index in range(4):
+        if state.bonus_space_owner[0][index] == NOBODY and player.totals[index] >= values[index]:
+            state.bonus_space_owner[0][index] = seat
+            holder.cash += model.majority_bonus_reward
+            break
+    else:
+        if state.scientist_space_owner == NOBODY and player.totals[4] >= values[4]:
+            state.scientist_space_owner = seat
+            holder.cash += model.scientist_bonus_reward
+        else:
+            open_to_it = [(row, column) for row, column in model.standard_bonus_preference
+                          if state.bonus_space_owner[row][column] == NOBODY
+                          or state.seats[state.bonus_space_owner[row][column]].luna is not None]
+            if open_to_it and state.bonus_space_owner[open_to_it[0][0]][open_to_it[0][1]] != NOBODY:
+                player.bonus_spaces_lost += 1
+            free = [(row, column) for row, column in open_to_it if state.bonus_space_owner[row][column] == NOBODY]
+            if not free:
+                return
+            row, column = free[0]
+            state.bonus_space_owner[row][column] = seat
+            holder.cash += model.standard_bonus_rewards[row - 1][column]
+    player.markers_in_reserve -= 1
+    player.bonus_markers_placed += 1
+
+
+def player_markers_home(state: GameState, seat: int) -> None:
+    player = state.seats[seat].player
+    for row in range(3):
+        for column in range(4):
+            if state.bonus_space_owner[row][column] == seat:
+                state.bonus_space_owner[row][column] = NOBODY
+                player.markers_in_reserve += 1
+    if state.scientist_space_owner == seat:
+        state.scientist_space_owner = NOBODY
+        player.markers_in_reserve += 1
 
 
 # ---------------------------------------------------------------- scoring
@@ -700,8 +1047,9 @@ def final_scores(rules: Rules, state: GameState) -> list[dict]:
         for card in holder.cards:
             if rules.card_share[card] != NO_COMPANY:
                 shares[rules.card_share[card]] += 1
-        helium = luna.helium if luna else 0
-        research = luna.research if luna else 0
+        marker_holder = luna or holder.player
+        helium = marker_holder.helium
+        research = marker_holder.research
         row = {
             "score_cash": holder.cash,
             "score_helium": table_score(rules.helium_table, helium),
@@ -741,11 +1089,12 @@ def play_game(rules: Rules, seed: int, game: int, detail: bool = False) -> GameR
         play_round(rules, state, rngs, records)
     rows = final_scores(rules, state)
     for seat, row in enumerate(rows):
-        luna = state.seats[seat].luna
+        luna, player = state.seats[seat].luna, state.seats[seat].player
+        acting = luna or player
         row.update(
-            bonus_markers_placed=luna.bonus_markers_placed if luna else 0,
+            bonus_markers_placed=acting.bonus_markers_placed,
             plans_discarded=luna.plans_discarded if luna else 0,
-            outposts_placed=luna.outposts_placed if luna else 0,
+            outposts_placed=acting.outposts_placed,
             ousted=luna.ousted if luna else 0,
             reshuffles=luna.reshuffles if luna else 0,
             grade2_entered=(luna.grade2_by_reshuffle + luna.grade2_by_token) if luna else 0,
@@ -753,5 +1102,13 @@ def play_game(rules: Rules, seed: int, game: int, detail: bool = False) -> GameR
             grade2_by_token=luna.grade2_by_token if luna else 0,
             slot_a_first_round=luna.slot_first_round[0] if luna else 0,
             slot_e_first_round=luna.slot_first_round[4] if luna else 0,
+        )
+        for index, name in enumerate(MAJORITY_TYPES):
+            row[f"blocked_{name}"] = player.blocked[index] if player else 0
+        row.update(
+            bonus_spaces_lost=player.bonus_spaces_lost if player else 0,
+            cards_lost=player.cards_lost if player else 0,
+            plans_lost=player.plans_lost if player else 0,
+            outposts_ousted_by_luna=player.outposts_ousted_by_luna if player else 0,
         )
     return GameResult(seats=rows, rounds=records or {}, state=state)
