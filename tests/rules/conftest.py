@@ -1,0 +1,30 @@
+"""Rules tests: every whole round played by any test here is followed by the invariant checker.
+
+``check_every_round`` wraps ``sim.reference.play_round`` (which ``play_game`` also calls through the
+module), so a test that plays rounds, directly or through ``play_game``, fails as soon as a round
+leaves the state inconsistent (cards lost or duplicated, outposts not conserved, negative cash ...).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sim import reference as ref
+from sim.invariants import assert_invariants
+
+_original_play_round = ref.play_round
+
+
+def _checked_play_round(rules, state, rngs, records):
+    _original_play_round(rules, state, rngs, records)
+    assert_invariants(rules, state)
+    _checked_play_round.rounds_checked += 1
+
+
+_checked_play_round.rounds_checked = 0
+
+
+@pytest.fixture(autouse=True)
+def check_every_round(monkeypatch):
+    monkeypatch.setattr(ref, "play_round", _checked_play_round)
+    yield _checked_play_round
