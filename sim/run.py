@@ -1,8 +1,14 @@
 """Run many games with either engine and write a run directory.
 
 A run directory holds ``seats.parquet``, ``manifest.json`` and, with ``detail="rounds"``,
-``luna_rounds.parquet``. It is built in a temporary sibling directory and moved into place only
-when complete, so an interrupted run never leaves a half-written result.
+``luna_rounds.parquet``; with ``aggregate_only`` it holds ``aggregate.parquet`` and
+``histograms.parquet`` instead of per-game rows, so memory stays flat however many games run. It is
+built in a temporary sibling directory and moved into place only when complete, so an interrupted
+run never leaves a half-written result.
+
+Chunks of games go to joblib workers; ``backend="dask"`` hands them to a Dask cluster (joblib's
+dask backend) at ``scheduler``. Game ``g`` always draws from the streams of (seed, g), so neither
+the backend, the worker count nor the chunk size changes a single number.
 """
 
 from __future__ import annotations
@@ -106,6 +112,48 @@ def rounds_table(data: GameData, rounds: Columns) -> pa.Table:
     return pa.table(columns)
 
 
+class StreamingSummary:
+    """Per seat and numeric column: count, sum, sum of squares, min, max, and a histogram of values.
+
+    Integer columns sum exactly, so the totals do not depend on how games were chunked; ``won``
+    (1/k for a k-way tie) is summed in float64, exact except for the last bits after 3-way ties.
+    """
+
+    def __init__(self) -> None:
+        self.moments: dict[tuple[int, str], list[float]] = {}  # (seat, column) -> [count, sum, sumsq, min, max]
+        self.histograms: dict[tuple[int, str], dict[float, int]] = {}
+
+    def update(self, columns: Columns) -> None:
+        seats = columns["seat"]
+        for seat in np.unique(seats):
+            mask = seats == seat
+            for name in SEAT_NUMERIC:
+                values = columns[name][mask]
+                key = (int(seat), name)
+                moments = self.moments.setdefault(key, [0, 0.0, 0.0, np.inf, -np.inf])
+                moments[0] += values.size
+                moments[1] += float(values.sum())
+                moments[2] += float((values.astype(np.float64) ** 2).sum())
+                moments[3] = min(moments[3], float(values.min()))
+                moments[4] = max(moments[4], float(values.max()))
+                histogram = self.histograms.setdefault(key, {})
+                for value, count in zip(*np.unique(values, return_counts=True), strict=True):
+                    histogram[float(value)] = histogram.get(float(value), 0) + int(count)
+
+    def tables(self, config: GameConfig) -> tuple[pa.Table, pa.Table]:
+        rows = []
+        for (seat, name), (count, total, squares, low, high) in sorted(self.moments.items()):
+            mean = total / count
+            variance = max(squares / count - mean * mean, 0.0) * count / max(count - 1, 1)
+            rows.append({"seat": seat, "kind": config.seats[seat].kind, "level": config.seats[seat].level,
+                         "profile": config.seats[seat].profile, "column": name, "count": count, "sum": total,
+                         "mean": mean, "sd": variance ** 0.5, "min": low, "max": high})
+        histogram_rows = [{"seat": seat, "column": name, "value": value, "count": count}
+                          for (seat, name), histogram in sorted(self.histograms.items())
+                          for value, count in sorted(histogram.items())]
+        return pa.Table.from_pylist(rows), pa.Table.from_pylist(histogram_rows)
+
+
 def package_versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
     for package in ("luna-balance", "numpy", "pandas", "numba", "pyarrow", "pydantic", "joblib", "matplotlib"):
@@ -129,17 +177,46 @@ def _replace_directory(temporary: Path, out: Path) -> None:
         os.replace(temporary, out)
 
 
+def _chunks(play: Callable[..., Chunk], arguments: tuple, bounds: list[tuple[int, int]], detail: bool,
+            workers: int, backend: str, scheduler: str | None) -> Iterator[Chunk]:
+    """Play the chunks in order, here or on joblib workers (loky processes, or a Dask cluster)."""
+    data, config, seed = arguments
+    if backend == "local" and workers <= 1:
+        yield from (play(data, config, seed, first, count, detail) for first, count in bounds)
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    tasks = (delayed(play)(data, config, seed, first, count, detail) for first, count in bounds)
+    if backend == "dask":
+        from dask.distributed import Client
+
+        with Client(scheduler) as client, parallel_config(backend="dask"):
+            workers = workers if workers > 1 else max(1, sum(client.nthreads().values()))
+            yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
+        return
+    yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
+
+
 def run_simulation(data: GameData, config: GameConfig, games: int, seed: int, out: str | Path,
                    engine: str = "reference", detail: bool = False, chunk_size: int = DEFAULT_CHUNK,
                    workers: int = 1, overlay: str | None = None, progress: Callable[[int], None] | None = None,
-                   extra_manifest: dict | None = None) -> Path:
+                   extra_manifest: dict | None = None, aggregate_only: bool = False, backend: str = "local",
+                   scheduler: str | None = None) -> Path:
     """Play ``games`` games of ``config`` and write the run directory ``out``.
 
     Games are numbered 0 .. games-1; game ``g`` always draws from the streams of (seed, g), so the
-    result does not depend on ``chunk_size`` or ``workers``.
+    result does not depend on ``chunk_size``, ``workers`` or ``backend`` ("local" or "dask").
     """
     if games < 1:
         raise ValueError(f"--games: must be at least 1, got {games}")
+    if chunk_size < 1:
+        raise ValueError(f"--chunk-size: must be at least 1, got {chunk_size}")
+    if aggregate_only and detail:
+        raise ValueError("--aggregate-only keeps no per-round rows; drop --detail")
+    if backend not in ("local", "dask"):
+        raise ValueError(f"--backend: unknown backend {backend!r} (local or dask)")
+    if backend == "dask" and not scheduler:
+        raise ValueError("--backend dask needs --scheduler ADDRESS")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     temporary = out.with_name(f".{out.name}.partial-{os.getpid()}")
@@ -150,15 +227,15 @@ def run_simulation(data: GameData, config: GameConfig, games: int, seed: int, ou
     started = time.perf_counter()
     try:
         seat_writer = round_writer = None
+        summary = StreamingSummary() if aggregate_only else None
         bounds = list(chunk_bounds(games, chunk_size))
-        if workers > 1:
-            from joblib import Parallel, delayed
-
-            chunks = Parallel(n_jobs=workers, return_as="generator")(
-                delayed(play)(data, config, seed, first, count, detail) for first, count in bounds)
-        else:
-            chunks = (play(data, config, seed, first, count, detail) for first, count in bounds)
+        chunks = _chunks(play, (data, config, seed), bounds, detail, workers, backend, scheduler)
         for (_, count), chunk in zip(bounds, chunks, strict=True):
+            if summary is not None:
+                summary.update(chunk.seats)
+                if progress is not None:
+                    progress(count)
+                continue
             table = seats_table(config, chunk)
             if seat_writer is None:
                 seat_writer = pq.ParquetWriter(temporary / "seats.parquet", table.schema)
@@ -170,7 +247,12 @@ def run_simulation(data: GameData, config: GameConfig, games: int, seed: int, ou
                 round_writer.write_table(rounds)
             if progress is not None:
                 progress(count)
-        seat_writer.close()
+        if summary is not None:
+            aggregate, histograms = summary.tables(config)
+            pq.write_table(aggregate, temporary / "aggregate.parquet")
+            pq.write_table(histograms, temporary / "histograms.parquet")
+        else:
+            seat_writer.close()
         if round_writer is not None:
             round_writer.close()
         elapsed = time.perf_counter() - started
@@ -186,6 +268,8 @@ def run_simulation(data: GameData, config: GameConfig, games: int, seed: int, ou
                 "detail": "rounds" if detail else None,
                 "chunk_size": chunk_size,
                 "workers": workers,
+                "backend": backend,
+                "aggregate_only": aggregate_only,
             },
             "data": {"digest": data.digest, "sources": list(data.sources)},
             "versions": package_versions(),
