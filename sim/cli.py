@@ -50,7 +50,41 @@ def build_parser() -> argparse.ArgumentParser:
     levels.add_argument("--levels", default="0-8", help="e.g. 0-8 or 2,5,8")
     levels.add_argument("--out", default=None, help="keep the run directories under this folder")
     _add_game_options(levels)
+
+    # The study commands live in the analysis package; it is imported only when they run.
+    study = commands.add_parser("study", help="play a whole balance study and write its report (resumable)")
+    _add_study_arguments(study)
+    report = commands.add_parser("report", help="rebuild a study's tables, figures and report from its stored runs")
+    report.add_argument("study_dir", metavar="DIR", help="study directory written by luna-balance study")
     return parser
+
+
+def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
+    # Defined here rather than in analysis.study so that building the parser never imports pandas and
+    # matplotlib; the defaults match analysis.study's (DEFAULT_GAMES, DEFAULT_SEED, ...).
+    parser.add_argument("--name", default="default", help="study name: it is written to RESULTS_DIR/NAME")
+    parser.add_argument("--games", type=int, default=200_000, help="games per part (default 200000)")
+    parser.add_argument("--levels", default="0-8", help="e.g. 0-8 or 2,5,8 (default 0-8)")
+    parser.add_argument("--seed", type=int, default=2026, help="run seed of every part (default 2026)")
+    parser.add_argument("--variant", action="append", default=[], metavar="FILE",
+                        help="overlay TOML replayed for every part with the same seeds (repeatable)")
+    parser.add_argument("--engine", default=None, choices=("reference", "numba"),
+                        help="default: numba when it is available, else reference")
+    parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar or messages")
+    parser.add_argument("--results-dir", default="results", help="parent directory of the study (default results)")
+
+
+def command_study(args: argparse.Namespace) -> int:
+    from analysis.study import command_study as run
+
+    return run(args)
+
+
+def command_report(args: argparse.Namespace) -> int:
+    from analysis.study import command_report as run
+
+    return run(args)
 
 
 def parse_levels(text: str) -> list[int]:
@@ -128,7 +162,8 @@ def command_levels(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"simulate": command_simulate, "levels": command_levels}
+    handlers = {"simulate": command_simulate, "levels": command_levels, "study": command_study,
+                "report": command_report}
     try:
         return handlers[args.command](args)
     except DataError as error:

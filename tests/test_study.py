@@ -1,0 +1,254 @@
+"""The study command: parts, report sections, variants, resume after an interruption, report rebuild, errors."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from analysis import study as study_module
+from analysis.study import (
+    StudyPlan,
+    base_parts,
+    part_is_finished,
+    plan_study,
+    read_plan,
+    resolve_engine,
+)
+from sim.cli import main
+
+GAMES = 150
+TINY = ["--games", str(GAMES), "--levels", "4-5", "--engine", "reference", "--quiet"]
+SECTIONS = ["Runs", "Scores", "Level ladder", "Win rates", "Head to head", "Deck cycle", "Majorities and blocking"]
+
+
+def run_cli(results: Path, *extra: str, name: str = "tiny") -> int:
+    return main(["study", "--name", name, "--results-dir", str(results), *TINY, *extra])
+
+
+def tables(study_dir: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted((study_dir / "tables").glob("*.csv"))}
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    """One uninterrupted tiny study, shared by the tests that only read it."""
+    results = tmp_path_factory.mktemp("results")
+    assert run_cli(results) == 0
+    return results / "tiny"
+
+
+def test_parts_of_the_default_study():
+    names = [part.name for part in base_parts(range(9), ["balanced"])]
+    assert names[:9] == [f"solo-L{level}" for level in range(9)]
+    assert names[9:17] == [f"duel-L{level}-L{level + 1}" for level in range(8)]
+    assert names[17:] == [f"vs-balanced-L{level}" for level in range(9)]
+    assert all(part.detail == part.name.startswith("solo-") for part in base_parts(range(9), ["balanced"]))
+
+
+def test_tiny_study_has_every_section_and_file(tiny):
+    plan = read_plan(tiny)
+    assert plan.seed == study_module.DEFAULT_SEED and plan.games == GAMES and plan.levels == (4, 5)
+    assert {"solo-L4", "solo-L5", "duel-L4-L5"} <= {part.name for part in plan.parts}
+    for part in plan.parts:
+        assert (tiny / part.run / "seats.parquet").is_file()
+        assert (tiny / part.run / "luna_rounds.parquet").is_file() == part.detail
+    markdown = (tiny / "report.md").read_text()
+    headings = re.findall(r"^## (.+)$", markdown, flags=re.MULTILINE)
+    assert [heading for heading in headings if heading != "Contents"][: len(SECTIONS)] == SECTIONS
+    linked = re.findall(r"\]\(((?:figures|tables)/[^)]+)\)", markdown)
+    assert any(link.endswith(".svg") for link in linked) and any(link.endswith(".csv") for link in linked)
+    for link in linked:
+        assert (tiny / link).is_file(), link
+    for name in ("score_ecdf", "level_ladder", "win_rates", "head_to_head", "grade2_by_round", "slot_first_use"):
+        assert f"figures/{name}.png" in markdown
+    page = (tiny / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == markdown.count("![") and 'src="figures/' not in page
+    assert "Variants against base" not in headings
+
+
+def test_head_to_head_pairs_the_two_lunas(tiny):
+    import pandas as pd
+
+    table = pd.read_csv(tiny / "tables" / "head_to_head.csv")
+    assert table[["run", "level", "level_below", "games"]].values.tolist() == [["duel-L4-L5", 5, 4, GAMES]]
+    seats = pd.read_parquet(tiny / "runs" / "duel-L4-L5" / "seats.parquet")
+    assert table["wins"].iloc[0] == pytest.approx(seats.loc[seats.level == 5, "won"].sum())
+
+
+def test_report_rebuilds_identical_tables(tiny, tmp_path, capsys):
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny, copy)
+    before = tables(copy)
+    shutil.rmtree(copy / "tables")
+    shutil.rmtree(copy / "figures")
+    (copy / "report.md").unlink()
+    assert main(["report", str(copy)]) == 0
+    assert tables(copy) == before
+    assert (copy / "report.html").is_file() and (copy / "figures" / "score_ecdf.svg").is_file()
+    assert str(copy / "report.html") in capsys.readouterr().out
+
+
+def test_interrupted_study_resumes_to_the_same_tables(tiny, tmp_path, monkeypatch, capsys):
+    real = study_module.run_simulation
+    calls: list[str] = []
+    interrupt_at = [3]  # the first run stops at its third part; later runs are not interrupted
+
+    def interrupt_third_part(data, config, games, seed, out, **options):
+        calls.append(Path(out).name)
+        if len(calls) == interrupt_at[0]:
+            interrupt_at[0] = 0
+            raise KeyboardInterrupt
+        return real(data, config, games, seed, out, **options)
+
+    monkeypatch.setattr(study_module, "run_simulation", interrupt_third_part)
+    assert run_cli(tmp_path) == 130
+    err = capsys.readouterr().err
+    assert "2 of" in err and "rerun the same command" in err and err.count("\n") == 1
+    study_dir = tmp_path / "tiny"
+    plan = read_plan(study_dir)
+    finished = [part for part in plan.parts if part_is_finished(study_dir, plan, part)]
+    assert [part.name for part in finished] == calls[:2]
+    assert not (study_dir / "report.md").exists()
+    assert not [path for path in (study_dir / "runs").iterdir() if path.name.startswith(".")]  # no partial runs
+    assert main(["report", str(study_dir)]) == 2  # an unfinished study has no report yet
+    assert "not finished" in capsys.readouterr().err
+
+    manifests = {part.name: study_dir / part.run / "manifest.json" for part in finished}
+    stamps = {name: (path.stat().st_mtime_ns, path.read_bytes()) for name, path in manifests.items()}
+    calls.clear()
+    assert run_cli(tmp_path) == 0
+    assert len(calls) == len(plan.parts) - 2 and not set(calls) & set(manifests)  # finished parts not replayed
+    assert {name: (path.stat().st_mtime_ns, path.read_bytes()) for name, path in manifests.items()} == stamps
+    assert tables(study_dir) == tables(tiny)
+
+    calls.clear()
+    assert run_cli(tmp_path) == 0  # everything finished: only the report is rebuilt
+    assert calls == []
+
+
+def test_changed_settings_make_a_part_stale(tiny):
+    plan = read_plan(tiny)
+    part = plan.parts[0]
+    assert part_is_finished(tiny, plan, part)
+    other = StudyPlan.from_json({**plan.to_json(), "games": GAMES + 1})
+    assert not part_is_finished(tiny, other, part)
+    assert not part_is_finished(tiny, plan, part, data_digest="0" * 16)
+
+
+def test_variant_is_paired_with_the_base(tmp_path):
+    overlay = tmp_path / "late_tokens.toml"
+    overlay.write_text('name = "later helium tokens at level 5"\n[luna.levels.5]\nhelium_tokens = [15, 22]\n')
+    results = tmp_path / "results"
+    assert main(["study", "--name", "v", "--results-dir", str(results), "--games", "120", "--levels", "5",
+                 "--engine", "reference", "--quiet", "--variant", str(overlay)]) == 0
+    study_dir = results / "v"
+    plan = read_plan(study_dir)
+    variant_parts = [part for part in plan.parts if part.variant == "late_tokens"]
+    assert [part.name for part in variant_parts] == [f"late_tokens/{part.name}" for part in plan.parts
+                                                      if part.variant == "base"]
+    assert (study_dir / "variants" / "late_tokens.toml").read_bytes() == overlay.read_bytes()
+    manifest = json.loads((study_dir / "runs" / "late_tokens" / "solo-L5" / "manifest.json").read_text())
+    assert manifest["config"]["seed"] == plan.seed and manifest["study"]["variant"] == "late_tokens"
+
+    import pandas as pd
+
+    differences = pd.read_csv(study_dir / "tables" / "variant_differences.csv")
+    solo = differences[(differences.base_run == "solo-L5") & (differences.metric == "score_total")]
+    assert solo[["variant", "variant_run", "n"]].values.tolist() == [["late_tokens", "late_tokens/solo-L5", 120]]
+    overview = pd.read_csv(study_dir / "tables" / "variant_overview.csv")
+    assert {"mean_base", "mean_variant", "diff", "ci_low", "ci_high"} <= set(overview.columns)
+    markdown = (study_dir / "report.md").read_text()
+    assert "## Variants against base" in markdown and "### Variant differences" in markdown
+    assert "figures/variant_differences_late_tokens.png" in markdown and "later helium tokens" in markdown
+    assert (study_dir / "figures" / "variant_scores.svg").is_file()
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "file not found"),
+    ("[luna.levels.5\n", "not valid TOML"),
+    ("[rules]\nx = 1\n", "rules: unknown table"),
+])
+def test_bad_variant_is_a_one_line_error(tmp_path, capsys, content, message):
+    overlay = tmp_path / "bad.toml"
+    if content is not None:
+        overlay.write_text(content)
+    assert run_cli(tmp_path / "results", "--variant", str(overlay)) == 2
+    err = capsys.readouterr().err
+    assert message in err and str(overlay) in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "results").exists()  # nothing is simulated before every variant is valid
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--games", "0"], "--games"),
+    (["--levels", "9"], "--levels"),
+    (["--name", "../x"], "--name"),
+])
+def test_bad_arguments_are_one_line_errors(tmp_path, capsys, arguments, message):
+    assert run_cli(tmp_path / "results", *arguments) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_duplicate_variant_names_are_refused(tmp_path, capsys):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for folder in ("a", "b"):
+        (tmp_path / folder / "same.toml").write_text('[luna.levels.5]\nhelium_tokens = [15, 22]\n')
+    assert run_cli(tmp_path / "results", "--variant", str(tmp_path / "a" / "same.toml"),
+                   "--variant", str(tmp_path / "b" / "same.toml")) == 2
+    assert "is taken" in capsys.readouterr().err
+
+
+def test_report_of_a_directory_that_is_no_study(tmp_path, capsys):
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "study.json" in err and err.count("\n") == 1
+
+
+def test_default_engine_falls_back_to_reference(monkeypatch):
+    import sim.run
+
+    def broken(engine):
+        if engine == "numba":
+            raise ImportError("no sim.fast")
+        return sim.run.play_chunk_reference
+
+    monkeypatch.setattr(sim.run, "engine_function", broken)
+    engine, note = resolve_engine(None)
+    assert engine == "reference" and "numba" in note and "no sim.fast" in note
+    with pytest.raises(ValueError, match="cannot be loaded"):
+        resolve_engine("numba")
+
+
+def test_plan_rejects_a_variant_named_like_a_part():
+    variant = study_module.Variant(name="solo-L5", title="x", source="solo-L5.toml", file="variants/solo-L5.toml",
+                                   digest="0")
+    with pytest.raises(ValueError, match="is taken"):
+        plan_study("s", 10, 1, [5], "reference", [variant], profiles=())
+
+
+def test_parts_the_fast_engine_refuses_use_the_reference_engine(monkeypatch):
+    import sim.run
+
+    def picky(engine):
+        def play(data, config, seed, first_game, count, detail):
+            if any(seat.kind == "scripted" for seat in config.seats):
+                raise ValueError("plays only Lunas")
+            return sim.run.play_chunk_reference(data, config, seed, first_game, count, detail)
+
+        return play
+
+    monkeypatch.setattr(sim.run, "engine_function", picky)
+    from sim.config import GameConfig, parse_seats
+    from sim.gamedata import load_game_data
+
+    data = load_game_data()
+    solo = GameConfig(seats=parse_seats("luna:5"))
+    versus = GameConfig(seats=parse_seats("scripted:passive,luna:5"))
+    assert study_module.part_engine("numba", data, solo, True) == ("numba", "")
+    assert study_module.part_engine("numba", data, versus, False) == ("reference", "plays only Lunas")
+    assert study_module.part_engine("reference", data, versus, False) == ("reference", "")
