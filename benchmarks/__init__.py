@@ -1,0 +1,1 @@
+"""Speed measurements of the engines (``python -m benchmarks.run``)."""

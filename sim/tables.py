@@ -1,0 +1,377 @@
+"""Flatten validated game data and a game configuration into the integer tables the numba kernels read.
+
+Everything the kernels need is decided here, in plain Python, once per call: the kernels never see a
+pydantic model, a string or a dict, and they do no validation. The encoding mirrors
+``sim/reference.py`` clause by clause; where the reference relies on a Python idiom (a list slice,
+``dict.get``, a sort key on a track id string), the table stores the value that idiom produces.
+
+Encodings
+---------
+Slot letters A-E are bits 0-4 of a *letter mask*. A card matrix (display 4x3, bonus spaces 3x4,
+research row 4) is stored as one letter mask per cell, cells row-major.
+
+A Luna card's action section is a run of *opcode rows* (``ops[card_op_start[c]:card_op_start[c+1]]``),
+each ``OP_WIDTH`` int64 values: ``[opcode, count, a, b, c, cell 0 .. cell 11, slot A .. slot E]``, where
+a *slot* column is the transposed matrix: bit k is set when cell k lists that slot's letter (so a
+kernel visits only the designated cells, in cell order):
+
+======================  =====  ==========================================================
+opcode                  count  a, b, c / cells
+======================  =====  ==========================================================
+OP_GAIN_COIN            n      -
+OP_GAIN_HELIUM          n      -
+OP_ADVANCE_RESEARCH     n      -
+OP_ADVANCE_COMPANY      n      a = 1 to rank companies by lead margin (else by value), then
+                               take the ``c`` companies from position ``b`` of that ranking
+OP_EXPAND_COMPANY       n      a = 1 for MIN (lowest sector), 0 for MAX
+OP_GAIN_CARD_MATCH      -      cells 0-11: display spaces 1-12
+OP_GAIN_CARD_SHARE      -      -
+OP_DISCARD_PLAN_MATCH   -      a = row (0-2 for A-C); cells 0-3: the row's spaces
+OP_DISCARD_SPECIAL      -      -
+OP_PLACE_BONUS_MARKER   -      cells 0-11: bonus spaces, 3 rows x 4 columns
+======================  =====  ==========================================================
+
+Sectors 1..n are bits 0..n-1 of a ``uint64`` *sector mask* (neighbours, station contacts, a company's
+outposts), so the engine supports boards of up to 64 sectors (the shipped board has 24).
+
+The tables are one numpy record of ``TABLES_DTYPE``: fixed-capacity fields (``MAX_*``) plus counts of
+what is used. A record is passed to the kernels by reference, without the reference counting numba
+does for every array argument of every call, and one layout serves every configuration and
+overlay, so the kernels compile once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.config import GameConfig
+from sim.gamedata import (
+    AdvanceCompany,
+    AdvanceResearch,
+    DiscardResearchPlan,
+    ExpandCompany,
+    GainCard,
+    GainCoin,
+    GainHelium,
+    GameData,
+    PlaceBonusMarker,
+)
+
+SLOTS = "ABCDE"
+
+OP_GAIN_COIN = 0
+OP_GAIN_HELIUM = 1
+OP_ADVANCE_RESEARCH = 2
+OP_ADVANCE_COMPANY = 3
+OP_EXPAND_COMPANY = 4
+OP_GAIN_CARD_MATCH = 5
+OP_GAIN_CARD_SHARE = 6
+OP_DISCARD_PLAN_MATCH = 7
+OP_DISCARD_SPECIAL = 8
+OP_PLACE_BONUS_MARKER = 9
+OP_CELLS = 5  # column of cell 0 in an opcode row
+OP_SLOT_CELLS = OP_CELLS + 12  # column of slot A's cell mask; slots B-E follow
+OP_WIDTH = OP_SLOT_CELLS + 5
+
+REVEAL_NONE, REVEAL_HELIUM, REVEAL_RESEARCH = 0, 1, 2
+
+# How each advance_company selection picks its companies: (rank by lead?, first position, how many).
+_SELECTIONS = {
+    "most_valuable": (0, 0, 1),
+    "two_most_valuable": (0, 0, 2),
+    "second_most_valuable": (0, 1, 1),
+    "least_valuable": (0, 3, 1),
+    "all_four": (0, 0, 4),
+    "lead_biggest_margin": (1, 0, 1),
+    "two_biggest_leads": (1, 0, 2),
+}
+
+# Capacities of the fixed-shape records below. One record layout serves every configuration and
+# overlay, so the kernels compile once; build_tables rejects data beyond these with a clear message.
+MAX_SEATS = 4  # GameConfig allows 1-4 seats
+MAX_ROUNDS = 7  # GameConfig allows 6 or 7
+MAX_CARDS = 64  # Luna cards
+MAX_OPS = 512  # card actions, all cards together
+MAX_POSITION = 63  # last space of Luna's tank and research tracks
+MAX_TRACK_SPACES = 63  # spaces of a company track
+MAX_LETTERS = 26  # company tracks (A-Z)
+MAX_COLUMNS = 16  # station columns
+MAX_COLUMN_SIZE = 16  # home spaces per station column
+MAX_ACTION_CARDS = 256
+MAX_SPECIAL_PLANS = 64
+MAX_TOKENS = 64  # starting research tokens
+MAX_SETUP = 8  # setup outposts per company
+MAX_SECTORS = 64  # sector masks are uint64
+
+# The tables record: (name, dtype, shape, meaning). Counts (n_*) say how much of each capacity is used.
+TABLE_FIELDS = [
+    # configuration
+    ("n_seats", np.int64, (), "seats at the table, 1-4"),
+    ("n_luna", np.int64, (), "Luna seats (the last n_luna seats)"),
+    ("rounds", np.int64, (), "rounds per game, 7 or 6"),
+    ("start_bonus_random", np.int64, (), "1: one starting research token per seat; 0: none"),
+    ("seat_level", np.int64, (MAX_SEATS,), "Luna level 0-8 of each seat, -1 for a passive seat"),
+    ("seat_start_cash", np.int64, (MAX_SEATS,), "CrypCoin of each seat at setup"),
+    ("luna_seats", np.int64, (MAX_SEATS,), "seat index of the k-th Luna seat"),
+    # Luna's board
+    ("bonus_markers", np.int64, (), "Luna's bonus markers"),
+    ("tank_max", np.int64, (), "last tank space"),
+    ("tank_switch_at", np.int64, (), "tank space switching slot A ON"),
+    ("research_max", np.int64, (), "last research space"),
+    ("research_switch_at", np.int64, (), "research space switching slot E ON"),
+    ("past_end", np.int64, (), "CrypCoin per step past the end of any track"),
+    ("initial_slot_on", np.int64, (5,), "slot A-E is ON at setup"),
+    ("helium_score", np.int64, (MAX_POSITION + 1,), "final-scoring CrypCoin of each tank position"),
+    ("research_score", np.int64, (MAX_POSITION + 1,), "final-scoring CrypCoin of each research position"),
+    # levels 0-8
+    ("level_grade2", np.int64, (9,), "the level uses the grade-2 stack"),
+    ("level_switches", np.int64, (9,), "the level has the A/E switches"),
+    ("level_start_helium", np.int64, (9,), "starting tank position"),
+    ("level_start_research", np.int64, (9,), "starting research position"),
+    ("level_helium_token", np.int8, (9, MAX_POSITION + 1), "a Luna token lies on that tank space"),
+    ("level_research_token", np.int8, (9, MAX_POSITION + 1), "a Luna token lies on that research space"),
+    # Luna's cards
+    ("n_grade1", np.int64, (), "grade-1 cards"),
+    ("n_grade2", np.int64, (), "grade-2 cards"),
+    ("grade1", np.int64, (MAX_CARDS,), "grade-1 card indices in data order (the order shuffled at setup)"),
+    ("grade2", np.int64, (MAX_CARDS,), "grade-2 card indices in data order"),
+    ("card_majority", np.int64, (MAX_CARDS, 3), "left value, right value, scientist icons"),
+    ("card_reveal", np.int64, (MAX_CARDS, 2), "REVEAL_* kind and count"),
+    ("card_op_start", np.int64, (MAX_CARDS + 1,), "card c's actions are ops[card_op_start[c]:card_op_start[c + 1]]"),
+    ("ops", np.int64, (MAX_OPS, OP_WIDTH), "opcode rows (module docstring)"),
+    # company tracks
+    ("track_spaces", np.int64, (), "spaces after the start space"),
+    ("n_letters", np.int64, (), "track letters"),
+    ("side_of_letter", np.int64, (MAX_LETTERS, 2), "side index of each track letter (sorted) and side 1/2"),
+    ("side_rank", np.int64, (2 * MAX_LETTERS,), "position of the side's id in sorted order (value-tie break)"),
+    ("barrier_price", np.int64, (2 * MAX_LETTERS, MAX_TRACK_SPACES), "price of passing from space p to p + 1"),
+    ("threshold_reward", np.int64, (2 * MAX_LETTERS, MAX_TRACK_SPACES), "reward for passing from p to p + 1"),
+    # stations and sectors
+    ("n_columns", np.int64, (), "station columns"),
+    ("column_size", np.int64, (), "home spaces per column"),
+    ("coin_prefix", np.int64, (MAX_COLUMN_SIZE + 1,), "coin icons of a column's top k home spaces"),
+    ("n_sectors", np.int64, (), "sectors on the board"),
+    ("touches_mask", np.uint64, (4,), "sector mask of the sectors each station touches"),
+    ("adjacent_mask", np.uint64, (MAX_SECTORS + 1,), "sector mask of each sector's neighbours (index 0 unused)"),
+    ("setup_count", np.int64, (4,), "setup outposts of each company"),
+    ("setup_sectors", np.int64, (4, MAX_SETUP), "their sectors, in placing order"),
+    # display, research, starting tokens
+    ("n_action_cards", np.int64, (), "action cards"),
+    ("action_share", np.int64, (MAX_ACTION_CARDS,), "company of the card's extra share, or -1"),
+    ("row_deck", np.int64, (), "plans in each research row's deck"),
+    ("n_special", np.int64, (), "special research plans"),
+    ("special_face_up_at_start", np.int64, (), "special plans face up at setup"),
+    ("n_tokens", np.int64, (), "starting research tokens"),
+    ("token_helium", np.int64, (MAX_TOKENS,), "helium steps of a token (0 for a track token)"),
+    ("token_company", np.int64, (MAX_TOKENS,), "company of a track token, or -1"),
+    ("token_steps", np.int64, (MAX_TOKENS,), "steps of a track token"),
+]
+TABLES_DTYPE = np.dtype([(name, dtype, shape) for name, dtype, shape, _ in TABLE_FIELDS], align=True)
+
+
+def _letter_mask(cell: str) -> int:
+    return sum(1 << SLOTS.index(letter) for letter in set(cell))
+
+
+def _encode_action(action) -> list[int]:
+    row = [0] * OP_WIDTH
+    if isinstance(action, GainCoin):
+        row[:2] = [OP_GAIN_COIN, action.count]
+    elif isinstance(action, GainHelium):
+        row[:2] = [OP_GAIN_HELIUM, action.count]
+    elif isinstance(action, AdvanceResearch):
+        row[:2] = [OP_ADVANCE_RESEARCH, action.count]
+    elif isinstance(action, AdvanceCompany):
+        row[:5] = [OP_ADVANCE_COMPANY, action.count, *_SELECTIONS[action.company]]
+    elif isinstance(action, ExpandCompany):
+        row[:3] = [OP_EXPAND_COMPANY, action.count, int(action.sector == "min")]
+    elif isinstance(action, GainCard):
+        if action.select == "match_slot":
+            row[0] = OP_GAIN_CARD_MATCH
+            cells = [cell for matrix_row in action.display for cell in matrix_row]
+            row[OP_CELLS:OP_CELLS + len(cells)] = [_letter_mask(cell) for cell in cells]
+        else:
+            row[0] = OP_GAIN_CARD_SHARE
+    elif isinstance(action, DiscardResearchPlan):
+        if action.select == "match_slot":
+            row[:3] = [OP_DISCARD_PLAN_MATCH, 0, "ABC".index(action.row)]
+            row[OP_CELLS:OP_CELLS + len(action.spaces)] = [_letter_mask(cell) for cell in action.spaces]
+        else:
+            row[0] = OP_DISCARD_SPECIAL
+    elif isinstance(action, PlaceBonusMarker):
+        row[0] = OP_PLACE_BONUS_MARKER
+        cells = [cell for matrix_row in action.spaces for cell in matrix_row]
+        row[OP_CELLS:OP_CELLS + len(cells)] = [_letter_mask(cell) for cell in cells]
+    else:  # pragma: no cover - the schema admits no other action
+        raise ValueError(f"the numba engine does not know the card action {action!r}")
+    for slot in range(5):
+        row[OP_SLOT_CELLS + slot] = sum(1 << k for k in range(12) if row[OP_CELLS + k] >> slot & 1)
+    return row
+
+
+def _score_by_position(table: list[tuple[int, int]], last: int) -> list[int]:
+    """``reference.table_score`` for every marker position 0..last."""
+    scores = []
+    for position in range(last + 1):
+        score = 0
+        for threshold, coins in table:
+            if position >= threshold:
+                score = coins
+        scores.append(score)
+    return scores
+
+
+def _sector_mask(sectors) -> int:
+    mask = 0
+    for sector in sectors:
+        mask |= 1 << (sector - 1)
+    return mask
+
+
+def _capacity(problems: list[str], what: str, used: int, capacity: int) -> None:
+    if used > capacity:
+        problems.append(f"{what}: {used} (the numba engine supports at most {capacity})")
+
+
+def build_tables(data: GameData, config: GameConfig) -> np.ndarray:
+    """Compile ``data`` and ``config`` into a one-element ``TABLES_DTYPE`` array.
+
+    Raises
+    ------
+    ValueError
+        What the numba engine cannot play (a scripted profile other than passive, data beyond the
+        capacities above), one problem per line.
+    """
+    luna, moon = data.luna, data.moon
+    board = luna.board
+    seats = config.seats
+    companies = list(moon.companies)
+    sides = moon.tracks.sides
+    stations = moon.stations
+    tokens = moon.starting_tokens.tokens
+    action_cards = moon.action_cards.cards
+    sector_count = moon.sectors.rows * moon.sectors.columns
+    ops = [_encode_action(action) for card in luna.cards for action in card.actions]
+    touches = [sorted(stations.touches[c]) for c in companies]
+    setup = [sectors[: stations.setup_outposts] for sectors in touches]
+
+    profiles = data.players.profiles
+    problems = [f"seat {seat.label}: unknown scripted profile" for seat in seats
+                if seat.kind == "scripted" and seat.profile not in profiles]
+    problems += [f"seat {seat.label}: the numba engine plays only passive scripted profiles" for seat in seats
+                 if seat.kind == "scripted" and seat.profile in profiles and not profiles[seat.profile].passive]
+    if config.start_bonus == "random" and len(tokens) < len(seats):
+        # the reference would fail drawing from the empty pool
+        problems.append(f"start_bonus 'random' draws one starting token per seat: {len(seats)} seats, "
+                        f"{len(tokens)} tokens")
+    _capacity(problems, "seats", len(seats), MAX_SEATS)
+    _capacity(problems, "rounds", config.rounds, MAX_ROUNDS)
+    _capacity(problems, "Luna cards", len(luna.cards), MAX_CARDS)
+    _capacity(problems, "Luna card actions", len(ops), MAX_OPS)
+    _capacity(problems, "tank_max", board.tank_max, MAX_POSITION)
+    _capacity(problems, "research_max", board.research_max, MAX_POSITION)
+    _capacity(problems, "company track spaces", moon.tracks.spaces, MAX_TRACK_SPACES)
+    _capacity(problems, "company tracks", len({side.id[0] for side in sides}), MAX_LETTERS)
+    _capacity(problems, "station columns", stations.columns, MAX_COLUMNS)
+    _capacity(problems, "home spaces per column", len(stations.coin_icons), MAX_COLUMN_SIZE)
+    _capacity(problems, "sectors", sector_count, MAX_SECTORS)
+    _capacity(problems, "setup outposts", max(len(s) for s in setup), MAX_SETUP)
+    _capacity(problems, "action cards", len(action_cards), MAX_ACTION_CARDS)
+    _capacity(problems, "special research plans", moon.research.special_plans, MAX_SPECIAL_PLANS)
+    _capacity(problems, "starting research tokens", len(tokens), MAX_TOKENS)
+    if problems:
+        raise ValueError("\n".join(problems))
+
+    record = np.zeros(1, dtype=TABLES_DTYPE)
+    t = record[0]
+    t["n_seats"] = len(seats)
+    t["n_luna"] = len(config.luna_seats)
+    t["rounds"] = config.rounds
+    t["start_bonus_random"] = int(config.start_bonus == "random")
+    t["seat_level"][: len(seats)] = [seat.level if seat.kind == "luna" else -1 for seat in seats]
+    model_cash = data.players.model.start_cash
+    t["seat_start_cash"][: len(seats)] = [
+        board.start_crypcoin if seat.kind == "luna"
+        else model_cash if profiles[seat.profile].start_cash is None else profiles[seat.profile].start_cash
+        for seat in seats]
+    t["luna_seats"][: len(config.luna_seats)] = config.luna_seats
+
+    t["bonus_markers"] = board.bonus_markers
+    t["tank_max"] = board.tank_max
+    t["tank_switch_at"] = board.tank_switch_at
+    t["research_max"] = board.research_max
+    t["research_switch_at"] = board.research_switch_at
+    t["past_end"] = board.past_end_crypcoin_per_step
+    t["initial_slot_on"] = [letter in board.initial_slots for letter in SLOTS]
+    t["helium_score"][: board.tank_max + 1] = _score_by_position(luna.final_scoring.helium_tank, board.tank_max)
+    t["research_score"][: board.research_max + 1] = _score_by_position(luna.final_scoring.research_track,
+                                                                       board.research_max)
+
+    for index in range(9):
+        level = luna.levels[str(index)]
+        t["level_grade2"][index] = level.grade2
+        t["level_switches"][index] = level.slot_switches
+        t["level_start_helium"][index] = level.start_helium
+        t["level_start_research"][index] = level.start_research
+        # A marker only moves forward one space at a time, so a token fires exactly when its space is
+        # stepped onto: a flag per space is all the state a token needs (a duplicate fires once, as
+        # with the reference's list.remove).
+        for position in level.helium_tokens:
+            t["level_helium_token"][index, position] = 1
+        for position in level.research_tokens:
+            t["level_research_token"][index, position] = 1
+
+    grade1 = [i for i, card in enumerate(luna.cards) if card.grade == 1]
+    grade2 = [i for i, card in enumerate(luna.cards) if card.grade == 2]
+    t["n_grade1"], t["n_grade2"] = len(grade1), len(grade2)
+    t["grade1"][: len(grade1)] = grade1
+    t["grade2"][: len(grade2)] = grade2
+    start = 0
+    for index, card in enumerate(luna.cards):
+        t["card_majority"][index] = (card.majority.left, card.majority.right, card.majority.scientists)
+        if isinstance(card.reveal, GainHelium):
+            t["card_reveal"][index] = (REVEAL_HELIUM, card.reveal.count)
+        elif isinstance(card.reveal, AdvanceResearch):
+            t["card_reveal"][index] = (REVEAL_RESEARCH, card.reveal.count)
+        t["card_op_start"][index] = start
+        start += len(card.actions)
+    t["card_op_start"][len(luna.cards)] = start
+    t["ops"][: len(ops)] = ops
+
+    letters = sorted({side.id[0] for side in sides})
+    side_index = {side.id: i for i, side in enumerate(sides)}
+    # The reference breaks value ties on the track id string; an id's position in sorted order is
+    # the same total order as an integer.
+    ordered_ids = sorted(side.id for side in sides)
+    t["track_spaces"] = moon.tracks.spaces
+    t["n_letters"] = len(letters)
+    for index, letter in enumerate(letters):
+        t["side_of_letter"][index] = (side_index[f"{letter}1"], side_index[f"{letter}2"])
+    for index, side in enumerate(sides):
+        t["side_rank"][index] = ordered_ids.index(side.id)
+        for barrier in side.barriers:
+            t["barrier_price"][index, barrier.after] = barrier.price
+        for threshold in side.thresholds:
+            t["threshold_reward"][index, threshold.after] = threshold.reward
+
+    t["n_columns"] = stations.columns
+    t["column_size"] = len(stations.coin_icons)
+    t["coin_prefix"][: len(stations.coin_icons) + 1] = np.cumsum([0, *stations.coin_icons])
+    t["n_sectors"] = sector_count
+    t["touches_mask"] = [_sector_mask(sectors) for sectors in touches]
+    for sector, neighbours in enumerate(moon.sectors.adjacent, start=1):
+        t["adjacent_mask"][sector] = _sector_mask(neighbours)
+    for company, sectors in enumerate(setup):
+        t["setup_count"][company] = len(sectors)
+        t["setup_sectors"][company, : len(sectors)] = sectors
+
+    t["n_action_cards"] = len(action_cards)
+    t["action_share"][: len(action_cards)] = [companies.index(c.share) if c.share else -1 for c in action_cards]
+    t["row_deck"] = moon.research.row_deck
+    t["n_special"] = moon.research.special_plans
+    t["special_face_up_at_start"] = moon.research.special_face_up_at_start
+    t["n_tokens"] = len(tokens)
+    t["token_helium"][: len(tokens)] = [token.helium or 0 for token in tokens]
+    t["token_company"][: len(tokens)] = [companies.index(token.company) if token.company else -1 for token in tokens]
+    t["token_steps"][: len(tokens)] = [token.steps or 0 for token in tokens]
+    return record

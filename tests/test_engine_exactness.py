@@ -1,0 +1,258 @@
+"""The numba engine reproduces the reference engine exactly: same columns, dtypes, row order, numbers.
+
+Each test plays the same games with both engines and compares column by column; a failure names the
+first differing game, seat (and round) and every column that differs there.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+from sim.config import SCRIPTED_PROFILES, GameConfig, parse_seats
+from sim.fast import play_chunk_numba
+from sim.gamedata import load_game_data
+from sim.run import Chunk, play_chunk_reference
+
+SEED = 20240611
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_game_data()
+
+
+def config(seats: str, rounds: int = 7, start_bonus: str = "random", profiles=SCRIPTED_PROFILES) -> GameConfig:
+    return GameConfig(seats=parse_seats(seats, profiles), rounds=rounds, start_bonus=start_bonus)
+
+
+def first_mismatch(expected: dict[str, np.ndarray], actual: dict[str, np.ndarray], keys: tuple[str, ...]) -> str | None:
+    """Describe the first row where the two column sets differ (``None`` when they are identical).
+
+    ``keys`` are the columns that locate a row (game, seat, round), taken from ``expected``.
+    """
+    if list(expected) != list(actual):
+        return f"column names or order differ: {list(expected)} != {list(actual)}"
+    for name in expected:
+        if expected[name].dtype != actual[name].dtype:
+            return f"column {name}: dtype {actual[name].dtype}, expected {expected[name].dtype}"
+        if expected[name].shape != actual[name].shape:
+            return f"column {name}: {actual[name].shape[0]} rows, expected {expected[name].shape[0]}"
+    differs = np.zeros(len(next(iter(expected.values()))), dtype=bool)
+    for name in expected:
+        differs |= expected[name] != actual[name]
+    if not differs.any():
+        return None
+    row = int(np.argmax(differs))
+    where = ", ".join(f"{key} {expected[key][row]}" for key in keys)
+    columns = [f"{name}: numba {actual[name][row].item()!r}, reference {expected[name][row].item()!r}"
+               for name in expected if expected[name][row] != actual[name][row]]
+    return f"first difference at row {row} ({where}): " + "; ".join(columns)
+
+
+def assert_same(expected: Chunk, actual: Chunk, seed: int, label: str) -> None:
+    problem = first_mismatch(expected.seats, actual.seats, ("game", "seat"))
+    if problem is None and (expected.rounds is None) != (actual.rounds is None):
+        problem = f"rounds: numba {actual.rounds is not None}, reference {expected.rounds is not None}"
+    if problem is None and expected.rounds is not None:
+        problem = first_mismatch(expected.rounds, actual.rounds, ("game", "seat", "round"))
+        problem = problem and f"luna_rounds: {problem}"
+    assert problem is None, f"{label}, seed {seed}: {problem}"
+
+
+def check(data, game_config: GameConfig, games: int, seed: int = SEED, first_game: int = 0,
+          detail: bool = False) -> Chunk:
+    expected = play_chunk_reference(data, game_config, seed, first_game, games, detail)
+    actual = play_chunk_numba(data, game_config, seed, first_game, games, detail)
+    label = f"seats {game_config.seats_label}, rounds {game_config.rounds}, start_bonus {game_config.start_bonus}"
+    assert_same(expected, actual, seed, label)
+    return actual
+
+
+# ---------------------------------------------------------------- the helper itself
+
+def test_first_mismatch_names_game_seat_and_column():
+    expected = {"game": np.array([0, 0, 1, 1]), "seat": np.array([0, 1, 0, 1]), "cash": np.array([1, 2, 3, 4])}
+    actual = {**expected, "cash": np.array([1, 2, 3, 5])}
+    assert first_mismatch(expected, expected, ("game", "seat")) is None
+    message = first_mismatch(expected, actual, ("game", "seat"))
+    assert "game 1, seat 1" in message and "cash: numba 5, reference 4" in message
+
+
+# ---------------------------------------------------------------- Luna alone, every level
+
+@pytest.mark.parametrize("level", range(9))
+def test_solo_level(data, level):
+    check(data, config(f"luna:{level}"), games=300)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", range(9))
+def test_solo_level_10000_games(data, level):
+    check(data, config(f"luna:{level}"), games=10_000, seed=level + 1)
+
+
+# ---------------------------------------------------------------- several seats
+
+def test_two_lunas_mixed_levels(data):
+    check(data, config("luna:2,luna:7"), games=300)
+
+
+def test_four_lunas(data):
+    check(data, config("luna:8,luna:3,luna:5,luna:0"), games=300)
+
+
+def test_passive_and_luna(data):
+    check(data, config("scripted:passive,luna:5"), games=300)
+
+
+def test_three_passive_and_luna(data):
+    check(data, config("scripted:passive,scripted:passive,scripted:passive,luna:6"), games=300)
+
+
+# ---------------------------------------------------------------- options
+
+def test_six_rounds(data):
+    check(data, config("luna:4", rounds=6), games=300)
+    check(data, config("scripted:passive,luna:1,luna:8", rounds=6), games=200)
+
+
+def test_start_bonus_none(data):
+    check(data, config("luna:7", start_bonus="none"), games=300)
+    check(data, config("luna:2,luna:2", start_bonus="none"), games=200)
+
+
+@pytest.mark.parametrize("seats", ["luna:0", "luna:5", "scripted:passive,luna:3,luna:8"])
+def test_detail_rounds(data, seats):
+    chunk = check(data, config(seats), games=200, detail=True)
+    game_config = config(seats)
+    assert len(chunk.rounds["game"]) == 200 * len(game_config.luna_seats) * game_config.rounds
+
+
+def test_seed_and_game_numbers_beyond_the_usual(data):
+    check(data, config("luna:5"), games=50, seed=-3, first_game=10**12)
+    check(data, config("luna:5"), games=50, seed=2**64 + 11, first_game=7)
+
+
+def test_empty_chunk(data):
+    chunk = check(data, config("luna:5"), games=0, detail=True)
+    assert len(chunk.seats["score_total"]) == 0
+
+
+# ---------------------------------------------------------------- a designer's overlay
+
+OVERLAY = """
+name = "exactness test: moved level-5 tokens, an edited card, other tokens and a track side"
+
+[luna.levels.5]
+helium_tokens = [9, 15]
+research_tokens = [3]
+
+[[luna.cards]]
+id = "I-6"
+majority = { left = 2, right = 5, scientists = 2 }
+reveal = { type = "advance_research", count = 1 }
+actions = [
+  { type = "gain_coin", count = 1 },
+  { type = "advance_company", count = 1, company = "two_biggest_leads" },
+  { type = "expand_company", count = 3, company = "two_biggest_leads", sector = "max" },
+  { type = "gain_card", select = "most_valuable_share" },
+  { type = "place_bonus_marker", spaces = [["", "", "", ""], ["ABCDE", "", "", ""], ["", "", "", "B"]] },
+]
+
+[[luna.cards]]
+id = "II-3"
+grade = 1
+
+[[moon.tracks.sides]]
+id = "A1"
+barriers = [{ after = 0, price = 2 }, { after = 9, price = 5 }]
+
+[moon.starting_tokens]
+tokens = [{ helium = 3 }, { company = "tawac", steps = 2 }, { helium = 1 }, { company = "minerva", steps = 4 }]
+
+[moon.stations]
+coin_icons = [0, 1, 2, 3]
+
+[players.profiles.passive]
+start_cash = 4
+
+[players.profiles.idle]
+name = "idle"
+note = "a second passive profile, with the model's start cash"
+passive = true
+weights = { invest = 0, expand = 0, helium = 0, research = 0, buy_card = 0, bonus = 0 }
+steps_by_round = [0, 0, 0, 0, 0, 0, 0]
+
+[players.profiles.idle.resources_by_round]
+titanium = [0, 0, 0, 0, 0, 0, 0]
+carbon = [0, 0, 0, 0, 0, 0, 0]
+energy = [0, 0, 0, 0, 0, 0, 0]
+minerals = [0, 0, 0, 0, 0, 0, 0]
+scientists = [0, 0, 0, 0, 0, 0, 0]
+"""
+
+
+def test_overlay(data, tmp_path):
+    path = tmp_path / "overlay.toml"
+    path.write_text(OVERLAY)
+    overlay = load_game_data(path)
+    assert overlay.luna.levels["5"].helium_tokens == [9, 15]
+    check(overlay, config("luna:5"), games=300, detail=True)
+    check(overlay, config("scripted:passive,luna:2,luna:5,luna:8"), games=200)
+    chunk = check(overlay, config("scripted:idle,scripted:passive,luna:5", profiles=overlay.players.profiles),
+                  games=100)
+    assert set(chunk.seats["cash"][0::3]) == {overlay.players.model.start_cash}
+    assert set(chunk.seats["cash"][1::3]) == {4}
+
+
+# ---------------------------------------------------------------- chunking and threads
+
+def _concatenate(chunks: list[Chunk]) -> Chunk:
+    seats = {name: np.concatenate([c.seats[name] for c in chunks]) for name in chunks[0].seats}
+    rounds = {name: np.concatenate([c.rounds[name] for c in chunks]) for name in chunks[0].rounds}
+    return Chunk(seats=seats, rounds=rounds)
+
+
+def test_chunking_invariance(data):
+    game_config = config("luna:3,luna:6")
+    whole = play_chunk_numba(data, game_config, SEED, 0, 1200, True)
+    parts = [play_chunk_numba(data, game_config, SEED, first, count, True)
+             for first, count in ((0, 1), (1, 299), (300, 600), (900, 300))]
+    assert_same(whole, _concatenate(parts), SEED, "chunks 1 + 299 + 600 + 300 vs one chunk of 1200")
+    assert_same(play_chunk_reference(data, game_config, SEED, 900, 40, True),
+                play_chunk_numba(data, game_config, SEED, 900, 40, True), SEED, "games 900-939 alone")
+
+
+@pytest.fixture
+def restore_threads():
+    threads = numba.get_num_threads()
+    yield
+    numba.set_num_threads(threads)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has a single thread here")
+def test_thread_count_invariance(data, restore_threads):
+    game_config = config("scripted:passive,luna:5")
+    games = 3000  # several blocks of games: one thread plays them serially, two run the parallel kernel
+    numba.set_num_threads(1)
+    one = play_chunk_numba(data, game_config, SEED, 0, games, True)
+    numba.set_num_threads(2)
+    two = play_chunk_numba(data, game_config, SEED, 0, games, True)
+    assert_same(one, two, SEED, "1 thread vs 2 threads")
+    assert_same(play_chunk_reference(data, game_config, SEED, games - 100, 100, True),
+                Chunk(seats={k: v[-200:] for k, v in two.seats.items()},
+                      rounds={k: v[-700:] for k, v in two.rounds.items()}),
+                SEED, "last games of the 2-thread chunk")
+
+
+# ---------------------------------------------------------------- what the engine refuses
+
+def test_refuses_what_it_cannot_play(data, tmp_path):
+    path = tmp_path / "few_tokens.toml"
+    path.write_text('[moon.starting_tokens]\ntokens = [{ helium = 1 }]\n')
+    with pytest.raises(ValueError, match="starting token"):
+        play_chunk_numba(load_game_data(path), config("luna:1,luna:2"), SEED, 0, 5, False)
+    with pytest.raises(ValueError, match="only passive scripted profiles"):
+        play_chunk_numba(data, config("scripted:shares,luna:3"), SEED, 0, 5, False)
