@@ -6,6 +6,7 @@ driver adds the text columns (kind, profile, card ids).
 """
 
 COMPANIES = ("astrogo", "tawac", "skymine", "minerva")
+MAJORITY_TYPES = ("titanium", "carbon", "energy", "minerals", "scientists")
 
 # Numeric per-seat columns every engine fills, in this order (int64 except ``won``).
 SEAT_NUMERIC = (
@@ -15,7 +16,12 @@ SEAT_NUMERIC = (
     *(f"value_{c}" for c in COMPANIES),
     "helium", "research", "cash", "cards_gained", "bonus_markers_placed", "plans_discarded",
     "outposts_placed", "ousted", "reshuffles", "grade2_entered", "grade2_by_reshuffle", "grade2_by_token",
-    "slot_a_first_round", "slot_e_first_round", "rank", "won",
+    "slot_a_first_round", "slot_e_first_round",
+    # interaction counters of scripted seats (0 for Luna): rounds each majority type was blocked by Luna,
+    # bonus spaces, display cards and research plans lost to her, outposts it placed that she ousted
+    *(f"blocked_{t}" for t in MAJORITY_TYPES),
+    "bonus_spaces_lost", "cards_lost", "plans_lost", "outposts_ousted_by_luna",
+    "rank", "won",
 )
 # Columns the driver adds from the configuration.
 SEAT_CONFIG = ("game", "seat", "kind", "level", "profile", "strength")
