@@ -27,7 +27,8 @@ def _add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start-bonus", default="random", choices=("random", "none"),
                         help="Luna's starting research token: drawn at random, or none")
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the shipped data")
-    parser.add_argument("--engine", default="reference", choices=("reference", "numba"))
+    parser.add_argument("--engine", default="numba", choices=("reference", "numba"),
+                        help="numba (default, fast) or reference (readable); both give identical numbers")
     parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
     parser.add_argument("--chunk-size", type=int, default=20_000, help="games per chunk written")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -43,7 +44,20 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--out", required=True, help="run directory to write")
     simulate.add_argument("--detail", choices=("rounds",), default=None,
                           help="also write luna_rounds.parquet (one row per game, Luna seat and round)")
+    simulate.add_argument("--aggregate-only", action="store_true",
+                          help="keep streaming summaries (aggregate.parquet, histograms.parquet), not per-game rows")
+    simulate.add_argument("--backend", default="local", choices=("local", "dask"),
+                          help="where chunks run: local processes (joblib) or a Dask cluster")
+    simulate.add_argument("--scheduler", default=None, help="Dask scheduler address, with --backend dask")
     _add_game_options(simulate)
+
+    parity = commands.add_parser("parity", help="strength at which a scripted profile wins half its games, per level")
+    parity.add_argument("--profile", required=True, help="scripted profile, e.g. balanced")
+    parity.add_argument("--levels", default="0-8", help="e.g. 0-8 or 2,5,8")
+    parity.add_argument("--games", type=int, default=20_000, help="games per strength tried (default 20000)")
+    parity.add_argument("--tolerance", type=float, default=0.01, help="bisection stops at this strength width")
+    parity.add_argument("--csv", default=None, help="also write the table to this CSV file")
+    _add_game_options(parity)
 
     levels = commands.add_parser("levels", help="play single-Luna games at each level and print a summary table")
     levels.add_argument("--games", type=int, default=2_000, help="games per level (default 2000)")
@@ -121,7 +135,8 @@ def command_simulate(args: argparse.Namespace) -> int:
     with _progress_bar(args.games, args.quiet, "simulate") as bar:
         out = run_simulation(data, config, args.games, args.seed, args.out, engine=args.engine,
                              detail=args.detail == "rounds", chunk_size=args.chunk_size, workers=args.workers,
-                             overlay=args.overlay, progress=bar.update)
+                             overlay=args.overlay, progress=bar.update, aggregate_only=args.aggregate_only,
+                             backend=args.backend, scheduler=args.scheduler)
     print(f"wrote {out}")
     return 0
 
@@ -159,11 +174,35 @@ def command_levels(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_parity(args: argparse.Namespace) -> int:
+    from analysis.parity import parity_table
+
+    data = load_game_data(args.overlay)
+    if args.profile not in data.players.profiles:
+        raise ConfigError(f"--profile: unknown scripted profile {args.profile!r} "
+                          f"(known: {', '.join(sorted(data.players.profiles))})")
+    if data.players.profiles[args.profile].passive:
+        raise ConfigError(f"--profile: {args.profile!r} is passive and never wins; choose an active profile")
+    if args.games < 1:
+        raise ConfigError(f"--games: must be at least 1, got {args.games}")
+    levels = parse_levels(args.levels)
+    with _progress_bar(len(levels), args.quiet, "parity") as bar:
+        table = parity_table(data, args.profile, levels, args.games, args.seed, args.engine,
+                             tolerance=args.tolerance, progress=bar.update, rounds=args.rounds,
+                             start_bonus=args.start_bonus)
+    print(f"Strength at parity of scripted:{args.profile} against Luna ({args.games} games per strength, "
+          f"seed {args.seed}, common random numbers; 95% interval low-high)")
+    print(table.to_string(index=False))
+    if args.csv:
+        table.to_csv(args.csv, index=False)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handlers = {"simulate": command_simulate, "levels": command_levels, "study": command_study,
-                "report": command_report}
+                "report": command_report, "parity": command_parity}
     try:
         return handlers[args.command](args)
     except DataError as error:

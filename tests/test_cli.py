@@ -17,9 +17,10 @@ from sim.columns import ROUND_NUMERIC, SEAT_COLUMNS
 CHECK_RUN = Path(__file__).resolve().parents[2] / "shared" / "tools" / "check_run.py"
 
 
-def simulate(tmp_path: Path, *extra: str, name: str = "run") -> Path:
+def simulate(tmp_path: Path, *extra: str, name: str = "run", engine: str = "reference") -> Path:
     out = tmp_path / name
-    assert main(["simulate", "--games", "60", "--seed", "11", "--out", str(out), "--quiet", *extra]) == 0
+    assert main(["simulate", "--games", "60", "--seed", "11", "--out", str(out), "--quiet", "--engine", engine,
+                 *extra]) == 0
     return out
 
 
@@ -52,6 +53,17 @@ def test_shared_contract_checker_accepts_runs(tmp_path):
             for i, seats in enumerate(["luna:0", "luna:1", "luna:5", "scripted:passive,luna:8", "luna:3,luna:4"])]
     result = subprocess.run([sys.executable, str(CHECK_RUN), *map(str, runs)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_numba_is_the_default_engine_and_agrees_with_the_reference(tmp_path):
+    fast = tmp_path / "fast"
+    assert main(["simulate", "--seats", "scripted:passive,luna:6", "--games", "200", "--seed", "3", "--out", str(fast),
+                 "--detail", "rounds", "--quiet"]) == 0
+    slow = simulate(tmp_path, "--seats", "scripted:passive,luna:6", "--games", "200", "--seed", "3", "--detail",
+                    "rounds", name="slow")
+    assert json.loads((fast / "manifest.json").read_text())["config"]["engine"] == "numba"
+    for name in ("seats.parquet", "luna_rounds.parquet"):
+        pd.testing.assert_frame_equal(pd.read_parquet(fast / name), pd.read_parquet(slow / name))
 
 
 def test_same_seed_same_numbers_for_any_workers_and_chunks(tmp_path):
@@ -109,7 +121,7 @@ def test_interrupted_run_leaves_nothing_half_written(tmp_path, monkeypatch):
 
     monkeypatch.setattr(run_module, "play_chunk_reference", fail_on_second_chunk)
     code = main(["simulate", "--seats", "luna:4", "--games", "60", "--chunk-size", "20", "--out", str(finished),
-                 "--quiet"])
+                 "--quiet", "--engine", "reference"])
     assert code == 130
     assert (finished / "seats.parquet").read_bytes() == before  # the earlier finished run is untouched
     assert [p.name for p in tmp_path.iterdir()] == ["kept"]  # no partial directory left behind
@@ -120,3 +132,20 @@ def test_levels_command_prints_a_table(capsys):
     out = capsys.readouterr().out
     assert "score_total" in out and "reshuffles" in out
     assert [line.split()[0] for line in out.splitlines()[3:]] == ["0", "4", "5"]
+
+
+def test_parity_finds_the_crossing_inside_its_interval(tmp_path, capsys):
+    csv = tmp_path / "parity.csv"
+    assert main(["parity", "--profile", "balanced", "--levels", "2", "--games", "120", "--engine", "reference",
+                 "--tolerance", "0.05", "--csv", str(csv), "--quiet"]) == 0
+    table = pd.read_csv(csv)
+    row = table.iloc[0]
+    assert row.low <= row.strength <= row.high
+    assert abs(row.win_rate - 0.5) < 0.1  # the bisection stopped where the win rate crosses one half
+    assert "Strength at parity" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("profile", "message"), [("passive", "never wins"), ("nope", "unknown scripted profile")])
+def test_parity_rejects_profiles_that_cannot_cross(capsys, profile, message):
+    assert main(["parity", "--profile", profile, "--games", "5", "--quiet"]) == 2
+    assert message in capsys.readouterr().err

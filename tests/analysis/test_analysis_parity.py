@@ -1,0 +1,39 @@
+"""Bisection for the strength at parity, on a known win-rate curve."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from analysis.parity import WinRateCurve, strength_at_parity
+from analysis.stats import wilson_interval
+
+
+class LogisticCurve(WinRateCurve):
+    """A stand-in curve with a known root: win rate = 1 / (1 + exp(-4 (s - root)))."""
+
+    def __init__(self, root: float, games: int) -> None:
+        self.root, self.games, self.level, self.cache = root, games, 5, {}
+
+    def __call__(self, strength: float) -> float:
+        self.cache[strength] = 1.0 / (1.0 + math.exp(-4.0 * (strength - self.root)))
+        return self.cache[strength]
+
+
+@pytest.mark.parametrize("root", [0.3, 1.0, 2.7, 9.0])
+def test_bisection_finds_the_root_and_an_interval_around_it(root):
+    result = strength_at_parity(LogisticCurve(root, games=10_000), tolerance=0.001)
+    assert result.strength == pytest.approx(root, abs=0.002)
+    # At the interval's ends the Wilson interval of the win rate just touches one half.
+    low_bounds = wilson_interval(LogisticCurve(root, 10_000)(result.low) * 10_000, 10_000)
+    high_bounds = wilson_interval(LogisticCurve(root, 10_000)(result.high) * 10_000, 10_000)
+    assert low_bounds[1] == pytest.approx(0.5, abs=0.002)
+    assert high_bounds[0] == pytest.approx(0.5, abs=0.002)
+    assert result.low < result.strength < result.high
+
+
+def test_more_games_give_a_narrower_interval():
+    few = strength_at_parity(LogisticCurve(1.5, games=400), tolerance=0.001)
+    many = strength_at_parity(LogisticCurve(1.5, games=40_000), tolerance=0.001)
+    assert (many.high - many.low) < (few.high - few.low) / 5
