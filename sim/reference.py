@@ -354,36 +354,43 @@ def fire_token(state: GameState, seat: int) -> None:
 
 # ---------------------------------------------------------------- Luna's own tracks
 
-def gain_helium(rules: Rules, state: GameState, seat: int, steps: int) -> None:
-    """Tank marker forward step by step: slot A switch, tokens, and 2 CrypCoin per step past the end."""
-    luna = state.seats[seat].luna
-    switches = rules.levels[luna.level].slot_switches
+def move_marker(rules: Rules, state: GameState, seat: int, track: str, steps: int) -> None:
+    """Move a seat's tank (``track="helium"``) or upload (``"research"``) marker forward step by step.
+
+    Reaching the switch space turns slot A (tank) or E (upload) ON, except at a Luna level without
+    switches; reaching or passing a Luna token fires it; each step past the end pays 2 CrypCoin.
+    """
+    holder = state.seats[seat]
+    marker = holder.luna if holder.luna is not None else holder.player
+    if track == "helium":
+        end, switch_at, slot = rules.board.tank_max, rules.board.tank_switch_at, 0
+    else:
+        end, switch_at, slot = rules.board.research_max, rules.board.research_switch_at, 4
+    luna = holder.luna
+    switches = rules.levels[luna.level].slot_switches if luna is not None else True
+    tokens = (luna.helium_tokens if track == "helium" else luna.research_tokens) if luna is not None else []
     for _ in range(steps):
-        if luna.helium >= rules.board.tank_max:
-            state.seats[seat].cash += rules.board.past_end_crypcoin_per_step
+        position = getattr(marker, track)
+        if position >= end:
+            holder.cash += rules.board.past_end_crypcoin_per_step
             continue
-        luna.helium += 1
-        if switches and luna.helium == rules.board.tank_switch_at:
-            luna.slot_on[0] = True
-        if luna.helium in luna.helium_tokens:
-            luna.helium_tokens.remove(luna.helium)
+        position += 1
+        setattr(marker, track, position)
+        if switches and position == switch_at:
+            marker.slot_on[slot] = True
+        if position in tokens:
+            tokens.remove(position)
             fire_token(state, seat)
+
+
+def gain_helium(rules: Rules, state: GameState, seat: int, steps: int) -> None:
+    """Luna's tank marker forward (slot A switch, tokens, overflow)."""
+    move_marker(rules, state, seat, "helium", steps)
 
 
 def advance_research(rules: Rules, state: GameState, seat: int, steps: int) -> None:
-    """Upload marker forward step by step: slot E switch, tokens, and 2 CrypCoin per step past the end."""
-    luna = state.seats[seat].luna
-    switches = rules.levels[luna.level].slot_switches
-    for _ in range(steps):
-        if luna.research >= rules.board.research_max:
-            state.seats[seat].cash += rules.board.past_end_crypcoin_per_step
-            continue
-        luna.research += 1
-        if switches and luna.research == rules.board.research_switch_at:
-            luna.slot_on[4] = True
-        if luna.research in luna.research_tokens:
-            luna.research_tokens.remove(luna.research)
-            fire_token(state, seat)
+    """Luna's upload marker forward (slot E switch, tokens, overflow)."""
+    move_marker(rules, state, seat, "research", steps)
 
 
 # ---------------------------------------------------------------- companies
@@ -927,25 +934,11 @@ def player_expand(rules: Rules, state: GameState, seat: int, steps: int) -> None
 
 
 def player_helium(rules: Rules, state: GameState, seat: int, steps: int) -> None:
-    player = state.seats[seat].player
-    for _ in range(steps):
-        if player.helium >= rules.board.tank_max:
-            state.seats[seat].cash += rules.board.past_end_crypcoin_per_step
-            continue
-        player.helium += 1
-        if player.helium == rules.board.tank_switch_at:
-            player.slot_on[0] = True
+    move_marker(rules, state, seat, "helium", steps)
 
 
 def player_research(rules: Rules, state: GameState, seat: int, steps: int) -> None:
-    player = state.seats[seat].player
-    for _ in range(steps):
-        if player.research >= rules.board.research_max:
-            state.seats[seat].cash += rules.board.past_end_crypcoin_per_step
-            continue
-        player.research += 1
-        if player.research == rules.board.research_switch_at:
-            player.slot_on[4] = True
+    move_marker(rules, state, seat, "research", steps)
 
 
 def player_research_action(rules: Rules, state: GameState, seat: int, steps: int,
