@@ -7,7 +7,8 @@ One table, one row per Luna level (Luna alone unless said otherwise):
   (``ref/s``, one core), i.e. the speed-up per core;
 * ``x floor``: how many times the floor kernel's time a game takes (``benchmarks/floor.py``: Luna's
   deck shuffled and drawn for 7 rounds with the same RNG, nothing else), both on one thread;
-* ``4 seats/s``: numba, all threads, three passive scripted seats and Luna.
+* ``4 seats/s``: numba, all threads, three passive scripted seats and Luna;
+* ``balanced/s``: numba, all threads, one scripted ``balanced`` player and Luna (``scripted:balanced,luna:L``).
 
 Below it: the cold compile (a subprocess with an empty ``NUMBA_CACHE_DIR``) and the warm start (the
 same subprocess with that cache filled), each from process start to the first result of a chunk.
@@ -112,20 +113,23 @@ def main(argv: list[str] | None = None) -> int:
     deck_size = sum(card.grade == 1 for card in data.luna.cards)
     floor = floor_rate(deck_size, games, args.repeats)
     header = (f"{'level':>5}  {'numba/s':>10}  {'1 thread/s':>10}  {'ref/s':>7}  {'x ref':>6}  "
-              f"{'x floor':>7}  {'4 seats/s':>10}")
+              f"{'x floor':>7}  {'4 seats/s':>10}  {'balanced/s':>10}")
     print(header)
     print("-" * len(header))
     for level in range(9):
         solo = GameConfig(seats=parse_seats(f"luna:{level}"))
         four = GameConfig(seats=parse_seats(f"{'scripted:passive,' * 3}luna:{level}"))
+        balanced = GameConfig(seats=parse_seats(f"scripted:balanced,luna:{level}"))
         all_threads = numba_rate(data, solo, games, threads, args.repeats)
         one_thread = numba_rate(data, solo, games, 1, args.repeats)
         four_seats = numba_rate(data, four, games, threads, args.repeats)
+        with_player = numba_rate(data, balanced, games, threads, args.repeats)
         reference = games_per_second(
             lambda first, config=solo: play_chunk_reference(data, config, SEED, first, reference_games, False),
             reference_games, 1)
         print(f"{level:>5}  {all_threads:>10,.0f}  {one_thread:>10,.0f}  {reference:>7,.0f}  "
-              f"{one_thread / reference:>6.0f}  {floor / one_thread:>7.1f}  {four_seats:>10,.0f}")
+              f"{one_thread / reference:>6.0f}  {floor / one_thread:>7.1f}  {four_seats:>10,.0f}  "
+              f"{with_player:>10,.0f}")
     numba.set_num_threads(threads)
     print(f"\nfloor kernel (shuffle and draw only, 1 thread): {floor:,.0f} games/s")
 

@@ -5,7 +5,7 @@
 that plays the games. Each kernel function below mirrors the reference function of the same name
 (``sim/reference.py``); where the two read differently the comment says why they agree.
 
-Exactness rests on three things:
+Exactness rests on four things:
 
 * every game draws from its own SplitMix64 streams, derived from (seed, game index, stream id) as in
   ``sim/rng.py``, with wrapping ``uint64`` arithmetic (every operand is cast to ``uint64``: numba
@@ -13,7 +13,11 @@ Exactness rests on three things:
 * the kernels draw in the reference's order and count (setup order in ``reference.setup_game``,
   Fisher-Yates from the last index, discard-pile rebuild order, swap-remove token pool);
 * the reference's Python idioms are reproduced where they matter (slices, ``dict.get``, sort keys on
-  track id strings, ``list[-1]`` indexing), as noted at each place.
+  track id strings, ``list[-1]`` indexing), as noted at each place;
+* a scripted seat's only float arithmetic, its action strength (``steps * strength + carry``, floored,
+  the fraction carried) and an expand's ``floor(steps * expand_outposts_per_step)``, is done in float64
+  with the reference's operations in the reference's order and no fastmath, which rounds exactly as
+  Python's floats do; its per-round totals ``floor(resources * strength)`` come precomputed from Python.
 
 Game state is one numpy record of ``STATE_DTYPE`` (structure of arrays: each field a typed, fixed-shape
 array documented in ``STATE_FIELDS``), allocated once per block of games inside the kernel and reset
@@ -29,6 +33,7 @@ in order, copies each game's rows into the columns) -> ``_play_one`` (one game) 
 from __future__ import annotations
 
 import functools
+import math
 from typing import TYPE_CHECKING
 
 import numba
@@ -36,7 +41,7 @@ import numpy as np
 
 from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC
 from sim.config import GameConfig
-from sim.gamedata import GameData
+from sim.gamedata import ACTION_KINDS, GameData
 from sim.tables import (
     MAX_ACTION_CARDS,
     MAX_CARDS,
@@ -90,7 +95,9 @@ _INT_COLUMNS = (
     "value_astrogo", "value_tawac", "value_skymine", "value_minerva",
     "helium", "research", "cash", "cards_gained", "bonus_markers_placed", "plans_discarded",
     "outposts_placed", "ousted", "reshuffles", "grade2_entered", "grade2_by_reshuffle", "grade2_by_token",
-    "slot_a_first_round", "slot_e_first_round", "rank",
+    "slot_a_first_round", "slot_e_first_round",
+    "blocked_titanium", "blocked_carbon", "blocked_energy", "blocked_minerals", "blocked_scientists",
+    "bonus_spaces_lost", "cards_lost", "plans_lost", "outposts_ousted_by_luna", "rank",
 )
 _ROUND_COLUMNS = (
     "game", "seat", "round", "card_a", "card_b", "card_c", "card_d", "card_e",
@@ -103,10 +110,17 @@ if _INT_COLUMNS != ("game", "seat", *SEAT_NUMERIC[:-1]) or SEAT_NUMERIC[-1] != "
 C_GAME, C_SEAT, C_SCORE_TOTAL, C_SCORE_CASH, C_SCORE_HELIUM, C_SCORE_RESEARCH = 0, 1, 2, 3, 4, 5
 C_SCORE_COMPANY, C_SHARES, C_VALUE = 6, 10, 14  # first of four columns each
 C_HELIUM, C_RESEARCH, C_CASH, C_CARDS, C_MARKERS, C_PLANS, C_OUTPOSTS, C_OUSTED = 18, 19, 20, 21, 22, 23, 24, 25
-C_RESHUFFLES, C_GRADE2, C_GRADE2_RESHUFFLE, C_GRADE2_TOKEN, C_SLOT_A, C_SLOT_E, C_RANK = 26, 27, 28, 29, 30, 31, 32
+C_RESHUFFLES, C_GRADE2, C_GRADE2_RESHUFFLE, C_GRADE2_TOKEN, C_SLOT_A, C_SLOT_E = 26, 27, 28, 29, 30, 31
+C_BLOCKED = 32  # first of five columns, titanium..scientists
+C_BONUS_LOST, C_CARDS_LOST, C_PLANS_LOST, C_OUSTED_BY_LUNA, C_RANK = 37, 38, 39, 40, 41
 R_GAME, R_SEAT, R_ROUND, R_CARDS, R_MAJORITY = 0, 1, 2, 3, 8  # cards and majorities: first of five columns
 R_RESHUFFLES, R_GRADE2, R_GRADE2_RESHUFFLE, R_GRADE2_TOKEN, R_DECK_SIZE = 13, 14, 15, 16, 17
 R_HELIUM, R_RESEARCH, R_CASH = 18, 19, 20
+
+# Scripted players' action kinds, indices into gamedata.ACTION_KINDS (frozen at compile time like the rest).
+INVEST, EXPAND, HELIUM, RESEARCH, BUY_CARD, BONUS = 0, 1, 2, 3, 4, 5
+if ACTION_KINDS != ("invest", "expand", "helium", "research", "buy_card", "bonus"):
+    raise ImportError("sim/fast.py: gamedata.ACTION_KINDS changed; update the action-kind constants")
 
 # The kernels freeze the encoding constants imported from sim/tables.py at compile time, and numba's
 # cache only watches this file: a change there must fail here rather than run stale cached code.
@@ -158,7 +172,9 @@ def _shuffle_pile(st, seat, pile, start, n):
 # ---------------------------------------------------------------- state
 
 # One table's state, as (name, dtype, shape, meaning). Luna-only fields are indexed by seat and unused
-# for a passive seat; capacities (MAX_*) are those of sim/tables.py.
+# for a scripted seat, scripted-only fields likewise for a Luna seat; fields both kinds of seat use
+# (cash, markers, helium, research, slot_on, passed, the shared counters) mean the same for both.
+# Capacities (MAX_*) are those of sim/tables.py.
 STATE_FIELDS = [
     ("rng", np.uint64, (1 + MAX_SEATS,), "stream states: 0 = board, 1 + seat = that seat"),
     ("round", np.int64, (), "current round, 1-based"),
@@ -182,9 +198,15 @@ STATE_FIELDS = [
     ("display", np.int64, (12,), "action card on each display space, or -1"),
     ("plan_rows", np.int8, (3, 4), "a research plan lies on row A/B/C, space 0-3"),
     ("plan_decks", np.int64, (3,), "plans left in each row's deck"),
+    ("plan_generation", np.int64, (3, 4), "refills of each research space (tells a player its aimed plan went)"),
+    ("plan_removed_by", np.int64, (3, 4), "last seat to remove the plan of each research space, or -1"),
     ("special", np.int8, (MAX_SPECIAL_PLANS,), "special plan 0 face down, 1 face up, 2 removed"),
     ("specials_flipped", np.int64, (), "special plans flipped so far (in index order)"),
     ("bonus_owner", np.int64, (12,), "seat whose marker is on bonus space row * 4 + column, or -1"),
+    ("scientist_owner", np.int64, (), "seat whose marker is on the scientist majority space, or -1"),
+    ("card_holder", np.int64, (MAX_ACTION_CARDS,), "seat that took each action card, or -1"),
+    ("placer", np.int64, (MAX_SECTORS + 1,), "seat that placed the outpost in each sector, or -1 (0 unused)"),
+    ("luna_values", np.int64, (5,), "scratch: luna_majority_values, titanium..scientists"),
     ("pool", np.int64, (MAX_TOKENS,), "scratch: starting-token pool"),
     ("letters", np.int64, (MAX_LETTERS,), "scratch: track letters (sorted) in shuffled order"),
     ("cash", np.int64, (MAX_SEATS,), "CrypCoin"),
@@ -199,7 +221,7 @@ STATE_FIELDS = [
     ("helium", np.int64, (MAX_SEATS,), "tank marker"),
     ("research", np.int64, (MAX_SEATS,), "upload marker"),
     ("next_slot", np.int64, (MAX_SEATS,), "slot whose card she flips next (5 = done for the round)"),
-    ("passed", np.int8, (MAX_SEATS,), "passed for the round (passive seats always)"),
+    ("passed", np.int8, (MAX_SEATS,), "passed for the round (a scripted seat: plan done; a passive seat: always)"),
     ("reshuffles", np.int64, (MAX_SEATS,), "counters reported per game, as in the reference's LunaState"),
     ("grade2_by_reshuffle", np.int64, (MAX_SEATS,), ""),
     ("grade2_by_token", np.int64, (MAX_SEATS,), ""),
@@ -208,6 +230,20 @@ STATE_FIELDS = [
     ("outposts_placed", np.int64, (MAX_SEATS,), ""),
     ("ousted", np.int64, (MAX_SEATS,), ""),
     ("slot_first_round", np.int64, (MAX_SEATS, 5), "round each slot was first used, 0 = never"),
+    # scripted seats (reference.PlayerState)
+    ("carry", np.float64, (MAX_SEATS,), "fraction of action strength carried to the next action (whole game)"),
+    ("totals", np.int64, (MAX_SEATS, 5), "this round's majority totals, by type"),
+    ("card_resources", np.int64, (MAX_SEATS, 5), "resources of cards bought before this round"),
+    ("pending_resources", np.int64, (MAX_SEATS, 5), "resources of cards bought this round"),
+    ("plan", np.int64, (MAX_SEATS, 5), "this round's action kinds (INVEST..BONUS), in slot order"),
+    ("plan_len", np.int64, (MAX_SEATS,), "entries of plan in use"),
+    ("next_action", np.int64, (MAX_SEATS,), "index into plan of its next action"),
+    ("aims", np.int64, (MAX_SEATS, 5, 3), "per planned action: (card, -1, 0), (row, space, generation) or (-1, -1, 0)"),
+    ("blocked", np.int64, (MAX_SEATS, 5), "rounds each majority type was blocked by Luna"),
+    ("bonus_spaces_lost", np.int64, (MAX_SEATS,), "counters reported per game, as in reference.PlayerState"),
+    ("cards_lost", np.int64, (MAX_SEATS,), ""),
+    ("plans_lost", np.int64, (MAX_SEATS,), ""),
+    ("outposts_ousted_by_luna", np.int64, (MAX_SEATS,), ""),
     ("round_start", np.int64, (MAX_SEATS, 4), "detail scratch: deck size, reshuffles, grade-2 counters"),
     ("round_rows", np.int64, (MAX_SEATS, MAX_ROUNDS, len(_ROUND_COLUMNS)), "detail: k-th Luna seat, round, column"),
     ("result", np.int64, (MAX_SEATS, len(_INT_COLUMNS)), "the game's per-seat output row"),
@@ -392,6 +428,17 @@ def _return_column(t, st, company):
 
 
 @_jit
+def _reachable(t, st, company):
+    """``reachable_sectors`` as a sector mask: the station's contacts and the neighbours of its outposts."""
+    reachable = t.touches_mask[company]
+    mine = st.owned[company]
+    while mine != 0:
+        reachable |= t.adjacent_mask[_lowest_sector(mine)]
+        mine &= mine - _U1
+    return reachable
+
+
+@_jit
 def _expand_company(t, st, seat, points, lowest):
     """``expand_company`` for the companies in ``chosen``: less valuable first, ``points`` outposts each."""
     _ensure_order(t, st)
@@ -409,11 +456,7 @@ def _expand_company(t, st, seat, points, lowest):
             column = _take_column(t, st, company)
             if column < 0:
                 break  # no outpost left to place: the remaining points are forfeited
-            reachable = t.touches_mask[company]
-            mine = st.owned[company]
-            while mine != 0:
-                reachable |= t.adjacent_mask[_lowest_sector(mine)]
-                mine &= mine - _U1
+            reachable = _reachable(t, st, company)
             occupied = st.owned[0] | st.owned[1] | st.owned[2] | st.owned[3]
             free = reachable & ~occupied
             if free != 0:
@@ -436,8 +479,12 @@ def _expand_company(t, st, seat, points, lowest):
                 target = _lowest_sector(held) if lowest else _highest_sector(held)
                 _station_add(t, st, victim, _return_column(t, st, victim), 1)
                 st.ousted[seat] += 1
+                placer = st.placer[target]
+                if placer != NOBODY and t.seat_level[placer] < 0:
+                    st.outposts_ousted_by_luna[placer] += 1
             _station_add(t, st, company, column, -1)
             _set_owner(st, target, company)
+            st.placer[target] = seat
             st.outposts_placed[seat] += 1
 
 
@@ -525,6 +572,7 @@ def _refill_plan_row(st, row):
         if st.plan_rows[row, space] == 0 and st.plan_decks[row] > 0:
             st.plan_rows[row, space] = 1
             st.plan_decks[row] -= 1
+            st.plan_generation[row, space] += 1
 
 
 @_jit
@@ -540,6 +588,7 @@ def _take_display_card(t, st, seat, space):
     card = st.display[space]
     if card != NO_CARD:
         st.cards_gained[seat] += 1
+        st.card_holder[card] = seat
         share = t.action_share[card]
         if share >= 0:
             st.card_shares[seat, share] += 1
@@ -616,6 +665,7 @@ def _resolve_card(t, st, seat, card, slot):
             while cells:
                 if cells & 1 and st.plan_rows[row, space]:
                     st.plan_rows[row, space] = 0
+                    st.plan_removed_by[row, space] = seat
                     st.plans_discarded[seat] += 1
                 cells >>= 1
                 space += 1
@@ -641,6 +691,314 @@ def _apply_reveal(t, st, seat, card):
         _gain_helium(t, st, seat, t.card_reveal[card, 1])
     elif kind == REVEAL_RESEARCH:
         _advance_research(t, st, seat, t.card_reveal[card, 1])
+
+
+# ---------------------------------------------------------------- scripted players (modelled)
+
+@_jit
+def _is_luna(t, seat):
+    """The seat is a Luna seat (``NOBODY`` is not): ``state.seats[seat].luna is not None``."""
+    return seat >= 0 and t.seat_level[seat] >= 0
+
+
+@_jit
+def _luna_majority_values(t, st):
+    """``luna_majority_values`` into ``st.luna_values``: per type, the highest value any Luna shows now.
+
+    A missing majority card counts 0, which the running maximum (from 0) may skip."""
+    for index in range(5):
+        st.luna_values[index] = 0
+    for k in range(t.n_luna):
+        seat = t.luna_seats[k]
+        scientists = 0
+        for side in range(2):
+            card = st.majority[seat, side]
+            if card != NO_CARD:
+                st.luna_values[2 * side] = max(st.luna_values[2 * side], t.card_majority[card, 0])
+                st.luna_values[2 * side + 1] = max(st.luna_values[2 * side + 1], t.card_majority[card, 1])
+                scientists += t.card_majority[card, 2]
+        st.luna_values[4] = max(st.luna_values[4], scientists)
+
+
+@_jit
+def _ranks_before(t, st, card, other):
+    """``ranked_display_spaces``' key without the space: ``card`` sorts strictly before ``other``.
+
+    Share cards first, by the company's value rank, then the larger resource sum. Callers scan the
+    spaces upward and replace their best only on a strict win, which is the key's last part (lower
+    space first). ``st.order`` must be current."""
+    share, other_share = t.action_share[card], t.action_share[other]
+    if (share < 0) != (other_share < 0):
+        return share >= 0
+    if share >= 0 and st.rank[share] != st.rank[other_share]:
+        return st.rank[share] < st.rank[other_share]
+    return t.action_resource_sum[card] > t.action_resource_sum[other]
+
+
+@_jit
+def _choose_aim(t, st, seat, n, kind):
+    """``choose_aim`` for the seat's ``n``-th planned action, excluding what its earlier actions aim at."""
+    st.aims[seat, n, 0] = NO_CARD
+    st.aims[seat, n, 1] = -1
+    st.aims[seat, n, 2] = 0
+    if kind == BUY_CARD:
+        _ensure_order(t, st)
+        best = -1
+        for space in range(12):
+            card = st.display[space]
+            if card == NO_CARD:
+                continue
+            aimed = False
+            for i in range(n):
+                if st.plan[seat, i] == BUY_CARD and st.aims[seat, i, 0] == card:
+                    aimed = True
+            if not aimed and (best < 0 or _ranks_before(t, st, card, st.display[best])):
+                best = space
+        if best >= 0:
+            st.aims[seat, n, 0] = st.display[best]
+    elif kind == RESEARCH:
+        for row in range(3):
+            for space in range(4):
+                if not st.plan_rows[row, space]:
+                    continue
+                aimed = False
+                for i in range(n):
+                    if st.plan[seat, i] == RESEARCH and st.aims[seat, i, 0] == row and st.aims[seat, i, 1] == space:
+                        aimed = True
+                if not aimed:
+                    st.aims[seat, n, 0] = row
+                    st.aims[seat, n, 1] = space
+                    st.aims[seat, n, 2] = st.plan_generation[row, space]
+                    return
+
+
+@_jit
+def _plan_player(t, st, seat):
+    """``plan_player``: the round's totals, then one draw per ON slot on the seat's stream, and the aims."""
+    rnd = st.round - 1
+    for index in range(5):
+        st.card_resources[seat, index] += st.pending_resources[seat, index]
+        st.pending_resources[seat, index] = 0
+        st.totals[seat, index] = t.seat_base_totals[seat, rnd, index] + st.card_resources[seat, index]
+    n = 0
+    st.next_action[seat] = 0
+    if not t.seat_passive[seat]:
+        total = t.seat_weight_total[seat]
+        for slot in range(5):
+            if not st.slot_on[seat, slot]:
+                continue
+            pick = _below(st, 1 + seat, total)
+            kind = 0
+            while pick >= t.seat_weights[seat, kind]:
+                pick -= t.seat_weights[seat, kind]
+                kind += 1
+            # the reference appends the kind before choosing the aim, but its zip stops at the shorter
+            # aims list: only the n earlier actions count
+            st.plan[seat, n] = kind
+            _choose_aim(t, st, seat, n, kind)
+            n += 1
+    st.plan_len[seat] = n
+    st.passed[seat] = 1 if n == 0 else 0
+
+
+@_jit
+def _count_blocked_majorities(t, st):
+    """``count_blocked_majorities``: after every Luna planned, each type a scripted total is below hers."""
+    if t.n_luna == 0:
+        return
+    _luna_majority_values(t, st)
+    for seat in range(t.n_seats):
+        if t.seat_level[seat] < 0:
+            for index in range(5):
+                if st.totals[seat, index] < st.luna_values[index]:
+                    st.blocked[seat, index] += 1
+
+
+@_jit
+def _player_invest(t, st, seat, steps):
+    """``player_invest``: the most valuable company's track; a barrier it cannot pay in full stops it."""
+    _ensure_order(t, st)
+    company = st.order[0]
+    side = st.track_side[company]
+    for _ in range(steps):
+        position = st.track_pos[seat, company]
+        if position >= t.track_spaces:
+            st.cash[seat] += t.past_end
+            continue
+        price = t.barrier_price[side, position]
+        if price > st.cash[seat]:
+            break
+        st.cash[seat] += t.threshold_reward[side, position] - price
+        st.track_pos[seat, company] = position + 1
+
+
+@_jit
+def _player_expand(t, st, seat, steps):
+    """``player_expand``: outposts of its biggest holding in the lowest vacant reachable sector, never ousting."""
+    if steps <= 0:
+        return
+    _ensure_order(t, st)
+    # scanning in value order and replacing only on strictly more shares keeps ties on the more valuable
+    company = -1
+    best = -1
+    for i in range(4):
+        candidate = st.order[i]
+        shares = st.track_pos[seat, candidate] + st.card_shares[seat, candidate]
+        if shares > best:
+            company, best = candidate, shares
+    # int * float in float64, then floor: Python's math.floor(steps * x) exactly
+    outposts = max(1, math.floor(steps * t.expand_outposts_per_step))
+    for _ in range(outposts):
+        column = _take_column(t, st, company)
+        free = _reachable(t, st, company) & ~(st.owned[0] | st.owned[1] | st.owned[2] | st.owned[3])
+        if column < 0 or free == 0:
+            return
+        target = _lowest_sector(free)
+        _station_add(t, st, company, column, -1)
+        _set_owner(st, target, company)
+        st.placer[target] = seat
+        st.cash[seat] += t.sector_reward
+        st.outposts_placed[seat] += 1
+
+
+@_jit
+def _player_helium(t, st, seat, steps):
+    """``player_helium``: no Luna tokens; reaching the switch space turns slot A on (every level alike)."""
+    for _ in range(steps):
+        if st.helium[seat] >= t.tank_max:
+            st.cash[seat] += t.past_end
+            continue
+        st.helium[seat] += 1
+        if st.helium[seat] == t.tank_switch_at:
+            st.slot_on[seat, 0] = 1
+
+
+@_jit
+def _player_research(t, st, seat, steps):
+    for _ in range(steps):
+        if st.research[seat] >= t.research_max:
+            st.cash[seat] += t.past_end
+            continue
+        st.research[seat] += 1
+        if st.research[seat] == t.research_switch_at:
+            st.slot_on[seat, 4] = 1
+
+
+@_jit
+def _player_research_action(t, st, seat, steps, row, space, generation):
+    """``player_research_action``: the aimed plan (a lost plan when a Luna removed it), then the track."""
+    if row >= 0:
+        gone = st.plan_generation[row, space] != generation or not st.plan_rows[row, space]
+        if gone and _is_luna(t, st.plan_removed_by[row, space]):
+            st.plans_lost[seat] += 1
+            steps = max(0, steps - t.plan_lost_research_penalty)
+        if st.plan_rows[row, space]:
+            st.plan_rows[row, space] = 0
+            st.plan_removed_by[row, space] = seat
+            _refill_plan_row(st, row)
+    _player_research(t, st, seat, steps)
+
+
+@_jit
+def _player_buy(t, st, seat, aimed):
+    """``player_buy``: the aimed card if still shown and affordable, else the best affordable card."""
+    if aimed != NO_CARD:
+        shown = False
+        for space in range(12):
+            if st.display[space] == aimed:
+                shown = True
+        if not shown and _is_luna(t, st.card_holder[aimed]):
+            st.cards_lost[seat] += 1
+    # The reference tries the aimed card's space, then every space best first; the first affordable one
+    # wins. The aimed card is tried twice when unaffordable, which changes nothing, so: the aimed card
+    # when affordable, else the best-ranked affordable card.
+    _ensure_order(t, st)
+    cash = st.cash[seat]
+    best = -1
+    for space in range(12):
+        card = st.display[space]
+        if card == NO_CARD or t.action_price[card] > cash:
+            continue
+        if card == aimed:
+            best = space
+            break
+        if best < 0 or _ranks_before(t, st, card, st.display[best]):
+            best = space
+    if best < 0:
+        return
+    card = st.display[best]
+    st.cash[seat] -= t.action_price[card]
+    _take_display_card(t, st, seat, best)
+    for index in range(5):
+        st.pending_resources[seat, index] += t.action_resources[card, index]
+
+
+@_jit
+def _player_bonus(t, st, seat):
+    """``player_bonus``: a majority space its totals allow, else the scientist space, else a standard space."""
+    if st.markers[seat] == 0:
+        return
+    _luna_majority_values(t, st)
+    placed = False
+    for index in range(4):  # the top row of bonus spaces: titanium, carbon, energy, minerals
+        if st.bonus_owner[index] == NOBODY and st.totals[seat, index] >= st.luna_values[index]:
+            st.bonus_owner[index] = seat
+            st.cash[seat] += t.majority_bonus_reward
+            placed = True
+            break
+    if not placed:
+        if st.scientist_owner == NOBODY and st.totals[seat, 4] >= st.luna_values[4]:
+            st.scientist_owner = seat
+            st.cash[seat] += t.scientist_bonus_reward
+        else:
+            # open_to_it: spaces free or held by a Luna, in preference order; its first one held by a Luna
+            # is a lost space; the first free one is taken
+            first_open = -1
+            first_free = -1
+            for k in range(8):
+                cell = t.bonus_preference[k]
+                owner = st.bonus_owner[cell]
+                if owner == NOBODY:
+                    if first_open < 0:
+                        first_open = cell
+                    first_free = cell
+                    break
+                if first_open < 0 and _is_luna(t, owner):
+                    first_open = cell
+            if first_open >= 0 and st.bonus_owner[first_open] != NOBODY:
+                st.bonus_spaces_lost[seat] += 1
+            if first_free < 0:
+                return
+            st.bonus_owner[first_free] = seat
+            st.cash[seat] += t.standard_bonus_reward[first_free]
+    st.markers[seat] -= 1
+    st.markers_placed[seat] += 1
+
+
+@_jit
+def _player_turn(t, st, seat):
+    """``player_turn``: its next planned action, with the action strength every action consumes."""
+    i = st.next_action[seat]
+    kind = st.plan[seat, i]
+    st.next_action[seat] = i + 1
+    if i + 1 >= st.plan_len[seat]:
+        st.passed[seat] = 1
+    # reference.action_strength: int * float + float, floor, remainder, in the same float64 operations
+    raw = t.seat_steps[seat, st.round - 1] * t.seat_strength[seat] + st.carry[seat]
+    steps = math.floor(raw)
+    st.carry[seat] = raw - steps
+    if kind == INVEST:
+        _player_invest(t, st, seat, steps)
+    elif kind == EXPAND:
+        _player_expand(t, st, seat, steps)
+    elif kind == HELIUM:
+        _player_helium(t, st, seat, steps)
+    elif kind == RESEARCH:
+        _player_research_action(t, st, seat, steps, st.aims[seat, i, 0], st.aims[seat, i, 1], st.aims[seat, i, 2])
+    elif kind == BUY_CARD:
+        _player_buy(t, st, seat, st.aims[seat, i, 0])
+    else:
+        _player_bonus(t, st, seat)
 
 
 # ---------------------------------------------------------------- the round
@@ -707,13 +1065,15 @@ def _luna_turn(t, st, seat):
 
 @_jit
 def _action_phase(t, st):
-    """Turns round the table in seat order until every Luna has passed (passive seats pass at once)."""
+    """Turns round the table in seat order, one action a turn, until every seat has passed."""
     while True:
         acted = False
-        for k in range(t.n_luna):
-            seat = t.luna_seats[k]
+        for seat in range(t.n_seats):
             if not st.passed[seat]:
-                _luna_turn(t, st, seat)
+                if t.seat_level[seat] >= 0:
+                    _luna_turn(t, st, seat)
+                else:
+                    _player_turn(t, st, seat)
                 acted = True
         if not acted:
             return
@@ -721,12 +1081,18 @@ def _action_phase(t, st):
 
 @_jit
 def _preparation(t, st):
-    for k in range(t.n_luna):
-        seat = t.luna_seats[k]
+    """Every seat's bonus markers home (each seat only touches its own), Luna's majority cards to her
+    discard pile, display refilled, next special plan."""
+    for seat in range(t.n_seats):
         for space in range(12):
             if st.bonus_owner[space] == seat:
                 st.bonus_owner[space] = NOBODY
                 st.markers[seat] += 1
+        if t.seat_level[seat] < 0:
+            if st.scientist_owner == seat:
+                st.scientist_owner = NOBODY
+                st.markers[seat] += 1
+            continue
         for side in range(2):
             if st.majority[seat, side] != NO_CARD:
                 st.piles[seat, DISCARD, st.pile_len[seat, DISCARD]] = st.majority[seat, side]
@@ -741,6 +1107,9 @@ def _play_round(t, st, detail):
     """``play_round``; with ``detail``, the k-th Luna seat's record goes to ``round_rows[k, round - 1]``."""
     st.round += 1
     rnd = st.round
+    for seat in range(t.n_seats):  # scripted seats plan first (each on its own stream)
+        if t.seat_level[seat] < 0:
+            _plan_player(t, st, seat)
     for k in range(t.n_luna):
         seat = t.luna_seats[k]
         if detail:
@@ -769,6 +1138,7 @@ def _play_round(t, st, detail):
                     row[R_MAJORITY + 2 * side + 1] = 0
             row[R_MAJORITY + 4] = scientists
             row[R_DECK_SIZE] = st.round_start[seat, 0]
+    _count_blocked_majorities(t, st)
     _action_phase(t, st)
     if detail:
         for k in range(t.n_luna):
@@ -822,9 +1192,14 @@ def _setup(t, st, seed, game):
     st.display[:] = NO_CARD
     st.plan_rows[:, :] = 0
     st.plan_decks[:] = t.row_deck
+    st.plan_generation[:, :] = 0
+    st.plan_removed_by[:, :] = NOBODY
     st.special[: t.n_special] = 0
     st.specials_flipped = 0
     st.bonus_owner[:] = NOBODY
+    st.scientist_owner = NOBODY
+    st.card_holder[: t.n_action_cards] = NOBODY
+    st.placer[: t.n_sectors + 1] = NOBODY
     _refill_display(st)
     for row in range(3):
         _refill_plan_row(st, row)
@@ -858,10 +1233,25 @@ def _setup(t, st, seed, game):
         st.plans_discarded[seat] = 0
         st.outposts_placed[seat] = 0
         st.ousted[seat] = 0
+        st.carry[seat] = 0.0
+        st.totals[seat, :] = 0
+        st.card_resources[seat, :] = 0
+        st.pending_resources[seat, :] = 0
+        st.plan_len[seat] = 0
+        st.next_action[seat] = 0
+        st.blocked[seat, :] = 0
+        st.bonus_spaces_lost[seat] = 0
+        st.cards_lost[seat] = 0
+        st.plans_lost[seat] = 0
+        st.outposts_ousted_by_luna[seat] = 0
         st.cash[seat] = t.seat_start_cash[seat]
+        for slot in range(5):
+            st.slot_on[seat, slot] = t.initial_slot_on[slot]
         level = t.seat_level[seat]
         if level < 0:
-            continue  # a passive scripted seat: draws nothing, never moves, passes at once
+            # a scripted seat: its markers; it passes until its first plan (a passive seat for good)
+            st.markers[seat] = t.player_markers
+            continue
         n1 = t.n_grade1
         for i in range(n1):
             st.piles[seat, DECK, i] = t.grade1[i]
@@ -873,8 +1263,6 @@ def _setup(t, st, seed, game):
                 st.piles[seat, STACK, i] = t.grade2[i]
             _shuffle_pile(st, seat, STACK, 0, n2)
             st.pile_len[seat, STACK] = n2
-        for slot in range(5):
-            st.slot_on[seat, slot] = t.initial_slot_on[slot]
         st.markers[seat] = t.bonus_markers
         st.helium[seat] = t.level_start_helium[level]
         st.research[seat] = t.level_start_research[level]
@@ -895,11 +1283,15 @@ def _setup(t, st, seed, game):
             token = pool[pick]
             pool[pick] = pool[n_pool - 1]
             n_pool -= 1
-            if t.seat_level[seat] >= 0:
-                if t.token_helium[token] > 0:
+            if t.seat_level[seat] < 0 and t.seat_passive[seat]:
+                continue  # a passive seat draws its token but takes nothing
+            if t.token_helium[token] > 0:
+                if t.seat_level[seat] >= 0:
                     _gain_helium(t, st, seat, t.token_helium[token])
                 else:
-                    _advance_track(t, st, seat, t.token_company[token], t.token_steps[token])
+                    _player_helium(t, st, seat, t.token_helium[token])
+            else:
+                _advance_track(t, st, seat, t.token_company[token], t.token_steps[token])
 
 
 # ---------------------------------------------------------------- one game, many games
@@ -910,9 +1302,8 @@ def _final_scores(t, st, game):
     best = np.iinfo(np.int64).min
     for seat in range(t.n_seats):
         row = st.result[seat]
-        luna = t.seat_level[seat] >= 0
-        helium = st.helium[seat] if luna else 0
-        research = st.research[seat] if luna else 0
+        helium = st.helium[seat]  # Luna's or the scripted seat's marker (a passive seat's stays on 0)
+        research = st.research[seat]
         total = st.cash[seat] + t.helium_score[helium] + t.research_score[research]
         row[C_GAME] = game
         row[C_SEAT] = seat
@@ -942,6 +1333,12 @@ def _final_scores(t, st, game):
         row[C_GRADE2_TOKEN] = st.grade2_by_token[seat]
         row[C_SLOT_A] = st.slot_first_round[seat, 0]
         row[C_SLOT_E] = st.slot_first_round[seat, 4]
+        for index in range(5):
+            row[C_BLOCKED + index] = st.blocked[seat, index]
+        row[C_BONUS_LOST] = st.bonus_spaces_lost[seat]
+        row[C_CARDS_LOST] = st.cards_lost[seat]
+        row[C_PLANS_LOST] = st.plans_lost[seat]
+        row[C_OUSTED_BY_LUNA] = st.outposts_ousted_by_luna[seat]
     winners = 0
     for seat in range(t.n_seats):
         if st.result[seat, C_SCORE_TOTAL] == best:

@@ -34,6 +34,12 @@ OP_PLACE_BONUS_MARKER   -      cells 0-11: bonus spaces, 3 rows x 4 columns
 Sectors 1..n are bits 0..n-1 of a ``uint64`` *sector mask* (neighbours, station contacts, a company's
 outposts), so the engine supports boards of up to 64 sectors (the shipped board has 24).
 
+Scripted seats (``reference.plan_player`` and the ``player_*`` functions) read their profile per seat:
+weights in ``ACTION_KINDS`` order with their sum, ``steps_by_round``, the strength as a float64, and the
+per-round base totals ``floor(resources_by_round * strength)`` computed here by the reference's own
+expression; the player model's numbers (markers, rewards, bonus-space preference as cells ``row * 4 +
+column``) and each action card's price and resources sit beside them.
+
 The tables are one numpy record of ``TABLES_DTYPE``: fixed-capacity fields (``MAX_*``) plus counts of
 what is used. A record is passed to the kernels by reference, without the reference counting numba
 does for every array argument of every call, and one layout serves every configuration and
@@ -42,10 +48,14 @@ overlay, so the kernels compile once.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from sim.config import GameConfig
 from sim.gamedata import (
+    ACTION_KINDS,
+    RESOURCE_TYPES,
     AdvanceCompany,
     AdvanceResearch,
     DiscardResearchPlan,
@@ -102,6 +112,9 @@ MAX_SPECIAL_PLANS = 64
 MAX_TOKENS = 64  # starting research tokens
 MAX_SETUP = 8  # setup outposts per company
 MAX_SECTORS = 64  # sector masks are uint64
+MAX_DRAW = 2**32  # Stream.below(n) is exact in uint64 arithmetic only for n < 2**32
+MAX_STRENGTH_PRODUCT = 2**31  # steps or resources times strength: int64 arithmetic and loops stay sane
+N_KINDS = len(ACTION_KINDS)
 
 # The tables record: (name, dtype, shape, meaning). Counts (n_*) say how much of each capacity is used.
 TABLE_FIELDS = [
@@ -110,9 +123,26 @@ TABLE_FIELDS = [
     ("n_luna", np.int64, (), "Luna seats (the last n_luna seats)"),
     ("rounds", np.int64, (), "rounds per game, 7 or 6"),
     ("start_bonus_random", np.int64, (), "1: one starting research token per seat; 0: none"),
-    ("seat_level", np.int64, (MAX_SEATS,), "Luna level 0-8 of each seat, -1 for a passive seat"),
+    ("seat_level", np.int64, (MAX_SEATS,), "Luna level 0-8 of each seat, -1 for a scripted seat"),
     ("seat_start_cash", np.int64, (MAX_SEATS,), "CrypCoin of each seat at setup"),
     ("luna_seats", np.int64, (MAX_SEATS,), "seat index of the k-th Luna seat"),
+    # scripted seats (zero for a Luna seat)
+    ("seat_passive", np.int64, (MAX_SEATS,), "1 for a scripted seat whose profile is passive"),
+    ("seat_strength", np.float64, (MAX_SEATS,), "strength multiplier of a scripted seat (the reference's float)"),
+    ("seat_weights", np.int64, (MAX_SEATS, N_KINDS), "profile weight of each action kind, ACTION_KINDS order"),
+    ("seat_weight_total", np.int64, (MAX_SEATS,), "sum of the weights: the n of each planning draw below(n)"),
+    ("seat_steps", np.int64, (MAX_SEATS, MAX_ROUNDS), "steps_by_round of the profile (before strength)"),
+    ("seat_base_totals", np.int64, (MAX_SEATS, MAX_ROUNDS, 5),
+     "floor(resources_by_round * strength) per round and majority type, as plan_player computes it"),
+    # the scripted-player model
+    ("player_markers", np.int64, (), "bonus markers of each scripted seat (bonus_markers_by_humans)"),
+    ("majority_bonus_reward", np.int64, (), "CrypCoin for a titanium..minerals majority bonus space"),
+    ("scientist_bonus_reward", np.int64, (), "CrypCoin for the scientist majority bonus space"),
+    ("standard_bonus_reward", np.int64, (12,), "CrypCoin of standard bonus space row * 4 + column (rows 1-2)"),
+    ("bonus_preference", np.int64, (8,), "the standard bonus spaces (row * 4 + column), best first"),
+    ("sector_reward", np.int64, (), "CrypCoin per outpost a scripted seat places"),
+    ("expand_outposts_per_step", np.float64, (), "an expand places max(1, floor(steps * this)) outposts"),
+    ("plan_lost_research_penalty", np.int64, (), "research steps lost with a plan Luna discarded"),
     # Luna's board
     ("bonus_markers", np.int64, (), "Luna's bonus markers"),
     ("tank_max", np.int64, (), "last tank space"),
@@ -158,6 +188,9 @@ TABLE_FIELDS = [
     # display, research, starting tokens
     ("n_action_cards", np.int64, (), "action cards"),
     ("action_share", np.int64, (MAX_ACTION_CARDS,), "company of the card's extra share, or -1"),
+    ("action_price", np.int64, (MAX_ACTION_CARDS,), "CrypCoin a scripted seat pays for the card"),
+    ("action_resources", np.int64, (MAX_ACTION_CARDS, 5), "titanium, carbon, energy, minerals, scientists"),
+    ("action_resource_sum", np.int64, (MAX_ACTION_CARDS,), "sum of the card's resources (a buyer's sort key)"),
     ("row_deck", np.int64, (), "plans in each research row's deck"),
     ("n_special", np.int64, (), "special research plans"),
     ("special_face_up_at_start", np.int64, (), "special plans face up at setup"),
@@ -239,8 +272,8 @@ def build_tables(data: GameData, config: GameConfig) -> np.ndarray:
     Raises
     ------
     ValueError
-        What the numba engine cannot play (a scripted profile other than passive, data beyond the
-        capacities above), one problem per line.
+        What the numba engine cannot play (an unknown scripted profile, data beyond the capacities
+        above), one problem per line.
     """
     luna, moon = data.luna, data.moon
     board = luna.board
@@ -256,10 +289,25 @@ def build_tables(data: GameData, config: GameConfig) -> np.ndarray:
     setup = [sectors[: stations.setup_outposts] for sectors in touches]
 
     profiles = data.players.profiles
+    model = data.players.model
     problems = [f"seat {seat.label}: unknown scripted profile" for seat in seats
                 if seat.kind == "scripted" and seat.profile not in profiles]
-    problems += [f"seat {seat.label}: the numba engine plays only passive scripted profiles" for seat in seats
-                 if seat.kind == "scripted" and seat.profile in profiles and not profiles[seat.profile].passive]
+    for seat in seats:
+        if seat.kind != "scripted" or seat.profile not in profiles:
+            continue
+        profile = profiles[seat.profile]
+        resources = profile.resources_by_round.model_dump()
+        # The kernels hold these products in int64 (and loop over steps): beyond the bounds the reference's
+        # Python ints and the kernels' machine integers would part ways.
+        _capacity(problems, f"seat {seat.label}: resources_by_round x strength",
+                  max(max(values) for values in resources.values()) * seat.strength, MAX_STRENGTH_PRODUCT)
+        if not profile.passive:
+            steps = max(profile.steps_by_round) * seat.strength + 1  # + 1: the carried fraction
+            _capacity(problems, f"seat {seat.label}: sum of weights", sum(profile.weights.model_dump().values()),
+                      MAX_DRAW - 1)
+            _capacity(problems, f"seat {seat.label}: steps_by_round x strength", steps, MAX_STRENGTH_PRODUCT)
+            _capacity(problems, f"seat {seat.label}: action strength x expand_outposts_per_step",
+                      steps * model.expand_outposts_per_step, MAX_STRENGTH_PRODUCT)
     if config.start_bonus == "random" and len(tokens) < len(seats):
         # the reference would fail drawing from the empty pool
         problems.append(f"start_bonus 'random' draws one starting token per seat: {len(seats)} seats, "
@@ -295,6 +343,33 @@ def build_tables(data: GameData, config: GameConfig) -> np.ndarray:
         else model_cash if profiles[seat.profile].start_cash is None else profiles[seat.profile].start_cash
         for seat in seats]
     t["luna_seats"][: len(config.luna_seats)] = config.luna_seats
+
+    # Scripted seats. Only the carried action strength stays a float in the kernels (reference.action_strength,
+    # same float64 operations in the same order); the per-round base totals are computed here with the
+    # reference's own expression.
+    for index, seat in enumerate(seats):
+        if seat.kind != "scripted":
+            continue
+        profile = profiles[seat.profile]
+        weights = [getattr(profile.weights, kind) for kind in ACTION_KINDS]
+        t["seat_passive"][index] = int(profile.passive)
+        t["seat_strength"][index] = seat.strength
+        t["seat_weights"][index] = weights
+        t["seat_weight_total"][index] = sum(weights)
+        t["seat_steps"][index, : len(profile.steps_by_round)] = profile.steps_by_round
+        for kind, name in enumerate(RESOURCE_TYPES):
+            for round_index, base in enumerate(getattr(profile.resources_by_round, name)):
+                t["seat_base_totals"][index, round_index, kind] = math.floor(base * seat.strength)
+    humans = sum(seat.kind == "scripted" for seat in seats)
+    t["player_markers"] = model.bonus_markers_by_humans[max(humans, 1) - 1]
+    t["majority_bonus_reward"] = model.majority_bonus_reward
+    t["scientist_bonus_reward"] = model.scientist_bonus_reward
+    for row, rewards in enumerate(model.standard_bonus_rewards, start=1):
+        t["standard_bonus_reward"][4 * row: 4 * row + 4] = rewards
+    t["bonus_preference"] = [4 * row + column for row, column in model.standard_bonus_preference]
+    t["sector_reward"] = model.sector_reward
+    t["expand_outposts_per_step"] = model.expand_outposts_per_step
+    t["plan_lost_research_penalty"] = model.plan_lost_research_penalty
 
     t["bonus_markers"] = board.bonus_markers
     t["tank_max"] = board.tank_max
@@ -367,6 +442,10 @@ def build_tables(data: GameData, config: GameConfig) -> np.ndarray:
 
     t["n_action_cards"] = len(action_cards)
     t["action_share"][: len(action_cards)] = [companies.index(c.share) if c.share else -1 for c in action_cards]
+    resources = [[getattr(card, name) for name in RESOURCE_TYPES] for card in action_cards]
+    t["action_price"][: len(action_cards)] = [card.price for card in action_cards]
+    t["action_resources"][: len(action_cards)] = np.array(resources, dtype=np.int64).reshape(-1, 5)
+    t["action_resource_sum"][: len(action_cards)] = [sum(values) for values in resources]
     t["row_deck"] = moon.research.row_deck
     t["n_special"] = moon.research.special_plans
     t["special_face_up_at_start"] = moon.research.special_face_up_at_start

@@ -111,19 +111,66 @@ def test_three_passive_and_luna(data):
     check(data, config("scripted:passive,scripted:passive,scripted:passive,luna:6"), games=300)
 
 
+# ---------------------------------------------------------------- scripted players
+
+@pytest.mark.parametrize("level", range(9))
+@pytest.mark.parametrize("profile", SCRIPTED_PROFILES)
+def test_profile_against_luna(data, profile, level):
+    check(data, config(f"scripted:{profile},luna:{level}"), games=300)
+
+
+# 3,000 rather than 10,000 games per combination keeps these 45 under about two minutes of reference time.
+@pytest.mark.slow
+@pytest.mark.parametrize("level", range(9))
+@pytest.mark.parametrize("profile", SCRIPTED_PROFILES)
+def test_profile_against_luna_3000_games(data, profile, level):
+    check(data, config(f"scripted:{profile},luna:{level}"), games=3000,
+          seed=1000 + 10 * SCRIPTED_PROFILES.index(profile) + level)
+
+
+@pytest.mark.parametrize("strength", [0.5, 1.3, 2.0])
+def test_strength(data, strength):
+    check(data, config(f"scripted:balanced@{strength},luna:3"), games=300)
+    check(data, config(f"scripted:tank@{strength},scripted:shares@{strength},luna:7"), games=200)
+
+
+def test_strengths_that_are_not_binary_fractions(data):
+    # the carried fraction of action strength then differs from its exact value: both engines must round alike
+    check(data, config("scripted:balanced@0.37,scripted:random@3.1,scripted:shares@1.1,luna:1"), games=300)
+
+
+def test_two_scripted_players_and_luna(data):
+    check(data, config("scripted:shares,scripted:tank,luna:3"), games=300)
+
+
+def test_scripted_player_and_several_lunas(data):
+    check(data, config("scripted:balanced,luna:4,luna:6"), games=300)
+
+
+def test_four_scripted_seats_without_luna(data):
+    check(data, config("scripted:random,scripted:tank,scripted:shares,scripted:balanced"), games=300)
+
+
+def test_scripted_and_passive_seats(data):
+    check(data, config("scripted:passive,scripted:balanced,scripted:passive,luna:2"), games=300)
+
+
 # ---------------------------------------------------------------- options
 
 def test_six_rounds(data):
     check(data, config("luna:4", rounds=6), games=300)
     check(data, config("scripted:passive,luna:1,luna:8", rounds=6), games=200)
+    check(data, config("scripted:balanced,scripted:tank,luna:5", rounds=6), games=300)
 
 
 def test_start_bonus_none(data):
     check(data, config("luna:7", start_bonus="none"), games=300)
     check(data, config("luna:2,luna:2", start_bonus="none"), games=200)
+    check(data, config("scripted:shares,scripted:random,luna:6", start_bonus="none"), games=300)
 
 
-@pytest.mark.parametrize("seats", ["luna:0", "luna:5", "scripted:passive,luna:3,luna:8"])
+@pytest.mark.parametrize("seats", ["luna:0", "luna:5", "scripted:passive,luna:3,luna:8",
+                                   "scripted:balanced,scripted:tank,luna:3,luna:8"])
 def test_detail_rounds(data, seats):
     chunk = check(data, config(seats), games=200, detail=True)
     game_config = config(seats)
@@ -207,6 +254,54 @@ def test_overlay(data, tmp_path):
     assert set(chunk.seats["cash"][1::3]) == {4}
 
 
+PLAYERS_OVERLAY = """
+name = "exactness test: a new scripted profile, an edited one, and an edited player model"
+
+[players.model]
+start_cash = 7
+bonus_markers_by_humans = [4, 3, 2, 1]
+majority_bonus_reward = 6
+scientist_bonus_reward = 1
+standard_bonus_rewards = [[1, 2, 3, 4], [5, 6, 7, 8]]
+standard_bonus_preference = [[2, 3], [1, 1], [2, 0], [1, 3], [2, 2], [1, 0], [2, 1], [1, 2]]
+sector_reward = 3
+expand_outposts_per_step = 0.3
+plan_lost_research_penalty = 2
+
+[players.profiles.shares]
+steps_by_round = [2, 3, 3, 4, 4, 5, 9]
+
+[players.profiles.mine]
+name = "mine"
+note = "every field given; a zero weight between positive ones"
+passive = false
+start_cash = 9
+weights = { invest = 2, expand = 3, helium = 0, research = 4, buy_card = 3, bonus = 5 }
+steps_by_round = [3, 5, 4, 6, 2, 7, 8]
+
+[players.profiles.mine.resources_by_round]
+titanium = [0, 1, 5, 2, 3, 0, 6]
+carbon = [2, 2, 2, 2, 2, 2, 2]
+energy = [1, 0, 3, 0, 5, 0, 7]
+minerals = [4, 3, 2, 1, 0, 1, 2]
+scientists = [0, 2, 0, 3, 0, 4, 1]
+"""
+
+
+def test_overlay_scripted_profile_and_model(tmp_path):
+    path = tmp_path / "players.toml"
+    path.write_text(PLAYERS_OVERLAY)
+    overlay = load_game_data(path)
+    profiles = overlay.players.profiles
+    assert profiles["mine"].start_cash == 9 and overlay.players.model.expand_outposts_per_step == 0.3
+    chunk = check(overlay, config("scripted:mine,luna:5", profiles=profiles), games=300, detail=True)
+    assert chunk.seats["outposts_placed"][0::2].sum() > 0 and chunk.seats["cards_gained"][0::2].sum() > 0
+    check(overlay, config("scripted:mine@1.7,scripted:balanced,luna:2,luna:8", profiles=profiles), games=200)
+    check(overlay, config("scripted:mine,scripted:passive,scripted:shares@0.6,luna:4", rounds=6, start_bonus="none",
+                          profiles=profiles), games=200)
+    check(overlay, config("scripted:shares,scripted:mine", profiles=profiles), games=200)
+
+
 # ---------------------------------------------------------------- chunking and threads
 
 def _concatenate(chunks: list[Chunk]) -> Chunk:
@@ -216,7 +311,7 @@ def _concatenate(chunks: list[Chunk]) -> Chunk:
 
 
 def test_chunking_invariance(data):
-    game_config = config("luna:3,luna:6")
+    game_config = config("scripted:balanced,luna:3,luna:6")
     whole = play_chunk_numba(data, game_config, SEED, 0, 1200, True)
     parts = [play_chunk_numba(data, game_config, SEED, first, count, True)
              for first, count in ((0, 1), (1, 299), (300, 600), (900, 300))]
@@ -234,7 +329,7 @@ def restore_threads():
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has a single thread here")
 def test_thread_count_invariance(data, restore_threads):
-    game_config = config("scripted:passive,luna:5")
+    game_config = config("scripted:balanced,luna:5")
     games = 3000  # several blocks of games: one thread plays them serially, two run the parallel kernel
     numba.set_num_threads(1)
     one = play_chunk_numba(data, game_config, SEED, 0, games, True)
@@ -254,5 +349,6 @@ def test_refuses_what_it_cannot_play(data, tmp_path):
     path.write_text('[moon.starting_tokens]\ntokens = [{ helium = 1 }]\n')
     with pytest.raises(ValueError, match="starting token"):
         play_chunk_numba(load_game_data(path), config("luna:1,luna:2"), SEED, 0, 5, False)
-    with pytest.raises(ValueError, match="only passive scripted profiles"):
-        play_chunk_numba(data, config("scripted:shares,luna:3"), SEED, 0, 5, False)
+    # a strength whose action strength the kernels' int64 arithmetic would not hold as the reference does
+    with pytest.raises(ValueError, match="steps_by_round x strength"):
+        play_chunk_numba(data, config("scripted:shares@1e12,luna:3"), SEED, 0, 5, False)
