@@ -498,8 +498,9 @@ def build_tables(data: RunData) -> dict[str, pd.DataFrame]:
     keys = [*_varying_keys(luna, ["variant", "opponents"]), "level"]
     tables: dict[str, pd.DataFrame] = {"runs": run_overview(data)}
     tables["score_summary"] = stats.score_summary(data.seats, by=keys)
-    tables["level_ladder"] = stats.level_ladder(data.seats, by=keys[:-1])
-    win_table = stats.win_rates(data.seats, by=keys)
+    fixed_opponents = without_mixed_duels(data.seats)
+    tables["level_ladder"] = stats.level_ladder(fixed_opponents, by=keys[:-1])
+    win_table = stats.win_rates(fixed_opponents, by=keys)
     if not win_table.empty:
         tables["win_rates"] = win_table
     tables["deck_counters"] = deck.deck_counters_summary(data.seats, by=keys)
@@ -521,6 +522,18 @@ def build_tables(data: RunData) -> dict[str, pd.DataFrame]:
     if not differences.empty:
         tables["variant_differences"] = differences
     return tables
+
+
+def without_mixed_duels(seats: pd.DataFrame) -> pd.DataFrame:
+    """Seats whose opponents are the same at every level: games among several Lunas are left out.
+
+    A level-L Luna meets level L-1 in one duel and L+1 in another, so pooling her duels into a
+    per-level ladder or win rate would mix two different opponents; the head-to-head table
+    reports duels instead.
+    """
+    if "opponents" not in seats.columns:
+        return seats
+    return seats[~seats["opponents"].str.contains("luna", regex=False)]
 
 
 def figure_slice(frame: pd.DataFrame) -> pd.DataFrame:
@@ -558,7 +571,7 @@ def build_figures(data: RunData) -> dict[str, Figure]:
     seats = figure_slice(data.seats)
     luna = seats[seats["kind"] == LUNA]
     is_base = data.seats["variant"] == BASE_VARIANT
-    base = data.seats[is_base] if is_base.any() else data.seats
+    base = without_mixed_duels(data.seats[is_base] if is_base.any() else data.seats)
     several_opponents = base["opponents"].nunique() > 1
     figures: dict[str, Figure] = {
         "score_ecdf": plots.plot_score_ecdf(luna),

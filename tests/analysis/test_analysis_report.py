@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from analysis import plots, report
+from analysis.load import load_runs
 from analysis.report import (
     DEFAULT_SECTIONS,
     Section,
@@ -167,3 +168,15 @@ def test_command_line_reports_bad_directory(tmp_path, capsys):
         report.main([str(tmp_path / "missing"), "--out", str(tmp_path / "out")])
     assert stopped.value.code == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_duels_stay_out_of_the_per_level_ladder_and_win_rates(make_run):
+    """Regression: a level-L Luna meets L-1 in one duel and L+1 in another; pooling both into one
+    per-level win rate mixed two opponents (the report showed a flat 'luna' curve)."""
+    runs = [make_run(f"solo{level}", [f"luna:{level}"], seed=level) for level in (2, 3, 4)]
+    runs += [make_run("duel23", ["luna:2", "luna:3"], seed=7), make_run("duel34", ["luna:3", "luna:4"], seed=8)]
+    runs += [make_run(f"vs{level}", ["scripted:balanced", f"luna:{level}"], seed=9) for level in (2, 3, 4)]
+    tables = report.build_tables(load_runs(runs))
+    assert not tables["win_rates"]["opponents"].str.contains("luna").any()
+    assert not tables["level_ladder"]["opponents"].str.contains("luna").any()
+    assert set(tables["win_rates"]["opponents"]) == {"balanced"}
