@@ -10,8 +10,11 @@ One table, one row per Luna level (Luna alone unless said otherwise):
 * ``4 seats/s``: numba, all threads, three passive scripted seats and Luna;
 * ``balanced/s``: numba, all threads, one scripted ``balanced`` player and Luna (``scripted:balanced,luna:L``).
 
-Below it: the cold compile (a subprocess with an empty ``NUMBA_CACHE_DIR``) and the warm start (the
-same subprocess with that cache filled), each from process start to the first result of a chunk.
+Below it: the time 9 levels x 1,000,000 single-Luna games take at the measured rates; the cold
+compile (a subprocess with an empty ``NUMBA_CACHE_DIR``) and the warm start (the same subprocess
+with that cache filled), each from process start to the first result of a chunk; and the peak
+resident memory of ``luna-balance simulate --aggregate-only`` over 10,000,000 games (a subprocess,
+read from the kernel's accounting of finished children).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -94,12 +98,26 @@ def first_result(cache_dir: str) -> tuple[float, float, float]:
     return wall, imported, played
 
 
+def aggregate_only_peak(games: int) -> tuple[float, float]:
+    """Peak RSS (MiB) and wall seconds of one ``simulate --aggregate-only`` run in a subprocess."""
+    with tempfile.TemporaryDirectory(prefix="luna-aggregate-") as out:
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "--seats", "luna:5", "--games", str(games),
+                        "--aggregate-only", "--quiet", "--out", str(Path(out) / "run")], cwd=ROOT, check=True,
+                       capture_output=True)
+        wall = time.perf_counter() - started
+    # ru_maxrss of RUSAGE_CHILDREN is the largest peak among waited-for children, in KiB on Linux.
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, wall
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=200_000,
                         help="numba games per measurement (default 200000; the reference plays 1/200 of it)")
     parser.add_argument("--repeats", type=int, default=3, help="timed repeats per numba measurement (best kept)")
     parser.add_argument("--no-compile", action="store_true", help="skip the cold/warm start subprocesses")
+    parser.add_argument("--memory-games", type=int, default=10_000_000,
+                        help="games of the --aggregate-only peak-memory run (default 10000000; 0 skips it)")
     args = parser.parse_args(argv)
     games = max(1000, args.games)
     reference_games = max(100, games // 200)
@@ -116,11 +134,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{'x floor':>7}  {'4 seats/s':>10}  {'balanced/s':>10}")
     print(header)
     print("-" * len(header))
+    seconds_for_million = 0.0
     for level in range(9):
         solo = GameConfig(seats=parse_seats(f"luna:{level}"))
         four = GameConfig(seats=parse_seats(f"{'scripted:passive,' * 3}luna:{level}"))
         balanced = GameConfig(seats=parse_seats(f"scripted:balanced,luna:{level}"))
         all_threads = numba_rate(data, solo, games, threads, args.repeats)
+        seconds_for_million += 1_000_000 / all_threads
         one_thread = numba_rate(data, solo, games, 1, args.repeats)
         four_seats = numba_rate(data, four, games, threads, args.repeats)
         with_player = numba_rate(data, balanced, games, threads, args.repeats)
@@ -132,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{with_player:>10,.0f}")
     numba.set_num_threads(threads)
     print(f"\nfloor kernel (shuffle and draw only, 1 thread): {floor:,.0f} games/s")
+    print(f"9 levels x 1,000,000 single-Luna games at these rates: {seconds_for_million:.1f} s")
 
     if not args.no_compile:
         with tempfile.TemporaryDirectory(prefix="luna-numba-cache-") as cache_dir:
@@ -141,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
                                                 ("warm start (cache filled)", warm)):
             print(f"{label:<28} {wall:6.2f} s from process start to the first {FIRST_RESULT_GAMES}-game result "
                   f"(imports {imported:.2f} s, compile/load and play {played:.2f} s)")
+    if args.memory_games > 0:
+        peak, wall = aggregate_only_peak(args.memory_games)
+        print(f"simulate --aggregate-only, {args.memory_games:,} games of luna:5: peak RSS {peak:,.0f} MiB, "
+              f"{wall:.1f} s wall")
     return 0
 
 
