@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -102,12 +101,16 @@ def aggregate_only_peak(games: int) -> tuple[float, float]:
     """Peak RSS (MiB) and wall seconds of one ``simulate --aggregate-only`` run in a subprocess."""
     with tempfile.TemporaryDirectory(prefix="luna-aggregate-") as out:
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "--seats", "luna:5", "--games", str(games),
-                        "--aggregate-only", "--quiet", "--out", str(Path(out) / "run")], cwd=ROOT, check=True,
-                       capture_output=True)
+        child = subprocess.Popen([sys.executable, "-m", "sim.cli", "simulate", "--seats", "luna:5", "--games",
+                                  str(games), "--aggregate-only", "--quiet", "--out", str(Path(out) / "run")],
+                                 cwd=ROOT, stdout=subprocess.DEVNULL)
+        # wait4 returns this child's own resource usage; ru_maxrss is its peak, in KiB on Linux.
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - started
-    # ru_maxrss of RUSAGE_CHILDREN is the largest peak among waited-for children, in KiB on Linux.
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, wall
+    if child.returncode != 0:
+        raise RuntimeError(f"the --aggregate-only run failed with exit code {child.returncode}")
+    return usage.ru_maxrss / 1024, wall
 
 
 def main(argv: list[str] | None = None) -> int:
