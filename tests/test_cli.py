@@ -66,11 +66,13 @@ def test_numba_is_the_default_engine_and_agrees_with_the_reference(tmp_path):
         pd.testing.assert_frame_equal(pd.read_parquet(fast / name), pd.read_parquet(slow / name))
 
 
-def test_same_seed_same_numbers_for_any_workers_and_chunks(tmp_path):
-    one = simulate(tmp_path, "--seats", "luna:5", name="one")
-    two = simulate(tmp_path, "--seats", "luna:5", "--workers", "2", "--chunk-size", "7", name="two")
+@pytest.mark.parametrize("engine", ["reference", "numba"])
+def test_same_seed_same_numbers_for_any_workers_and_chunks(tmp_path, engine):
+    one = simulate(tmp_path, "--seats", "scripted:balanced,luna:5", name="one", engine=engine)
+    two = simulate(tmp_path, "--seats", "scripted:balanced,luna:5", "--workers", "2", "--chunk-size", "7",
+                   name="two", engine=engine)
     pd.testing.assert_frame_equal(pd.read_parquet(one / "seats.parquet"), pd.read_parquet(two / "seats.parquet"))
-    other = simulate(tmp_path, "--seats", "luna:5", "--seed", "12", name="other")
+    other = simulate(tmp_path, "--seats", "scripted:balanced,luna:5", "--seed", "12", name="other", engine=engine)
     assert not pd.read_parquet(one / "seats.parquet").equals(pd.read_parquet(other / "seats.parquet"))
 
 
