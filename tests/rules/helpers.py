@@ -5,11 +5,13 @@ sectors 1-24, display spaces 1-12 (stored at index space - 1), slots "A".."E".
 
 from __future__ import annotations
 
+import shutil
 from functools import lru_cache
+from pathlib import Path
 
 from sim import reference as ref
 from sim.config import GameConfig, parse_seats
-from sim.gamedata import GameData, load_game_data
+from sim.gamedata import ACTION_KINDS, DATA_DIR, GameData, load_game_data
 from sim.rng import Stream
 
 ASTROGO, TAWAC, SKYMINE, MINERVA = range(4)
@@ -90,3 +92,25 @@ def set_values(rules: ref.Rules, state: ref.GameState, vacancies: list[list[int]
 
 def owned(state: ref.GameState, company: int) -> list[int]:
     return [sector for sector, owner in enumerate(state.sector_owner) if owner == company]
+
+
+def set_majority(rules: ref.Rules, state: ref.GameState, seat: int, left_id: str, right_id: str) -> None:
+    """Put two of a Luna's cards (by id) into her left and right majority slots, taking them out of her
+    deck or discard pile so that every card still lies exactly once."""
+    luna = state.seats[seat].luna
+    chosen = cards(rules, left_id, right_id)
+    luna.deck = [c for c in luna.deck if c not in chosen]
+    luna.discard = [c for c in luna.discard if c not in chosen]
+    luna.majority = chosen
+
+
+def kinds(plan) -> list[str]:
+    """A scripted player's plan (indices into ACTION_KINDS) as action-kind names."""
+    return [ACTION_KINDS[kind] for kind in plan]
+
+
+def copy_data_dir(tmp_path) -> Path:
+    """A private copy of sim/data to break on purpose (pass it as ``data_dir``)."""
+    target = tmp_path / "data"
+    shutil.copytree(DATA_DIR, target)
+    return target
