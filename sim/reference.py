@@ -154,8 +154,8 @@ class GameState:
     scientist_space_owner: int = NOBODY  # seat whose marker is on the scientist majority space
     sector_placer: list[int] = field(default_factory=lambda: [NOBODY] * 25)  # seat that placed each outpost
     plan_generation: list[list[int]] = field(default_factory=lambda: [[0] * 4 for _ in range(3)])  # refills
-    plan_removed_by: list[list[int]] = field(default_factory=lambda: [[NOBODY] * 4 for _ in range(3)])  # last
-    # seat to remove the plan of each research space
+    luna_discarded_generation: list[list[int]] = field(default_factory=lambda: [[0] * 4 for _ in range(3)])  #
+    # per research space, the generation of the plan a Luna last discarded from it (0 = none)
 
 
 @dataclass
@@ -597,7 +597,7 @@ def discard_research_plan(state: GameState, seat: int, action: DiscardResearchPl
     for space, cell in enumerate(action.spaces):
         if SLOTS[slot] in cell and state.plan_rows[row][space]:
             state.plan_rows[row][space] = False
-            state.plan_removed_by[row][space] = seat
+            state.luna_discarded_generation[row][space] = state.plan_generation[row][space]
             luna.plans_discarded += 1
     refill_plan_row(state, row)
 
@@ -946,14 +946,11 @@ def player_research_action(rules: Rules, state: GameState, seat: int, steps: int
     player = state.seats[seat].player
     row, space, generation = aim
     if row >= 0:
-        gone = state.plan_generation[row][space] != generation or not state.plan_rows[row][space]
-        remover = state.plan_removed_by[row][space]
-        if gone and remover != NOBODY and state.seats[remover].luna is not None:
+        if state.luna_discarded_generation[row][space] == generation:  # the very plan it aimed at
             player.plans_lost += 1
             steps = max(0, steps - rules.player_model.plan_lost_research_penalty)
         if state.plan_rows[row][space]:
             state.plan_rows[row][space] = False
-            state.plan_removed_by[row][space] = seat
             player.plans_taken += 1
             refill_plan_row(state, row)
     player_research(rules, state, seat, steps)
