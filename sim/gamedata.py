@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -426,10 +427,10 @@ class PlayerModel(_Strict):
     @model_validator(mode="after")
     def _bonus_spaces(self) -> PlayerModel:
         if len(self.standard_bonus_rewards) != 2 or any(len(row) != 4 for row in self.standard_bonus_rewards):
-            raise ValueError("standard_bonus_rewards must be 2 rows of 4 (the lower rows of the bonus spaces)")
+            raise ValueError("standard_bonus_rewards: must be 2 rows of 4 (the lower rows of the bonus spaces)")
         cells = sorted(self.standard_bonus_preference)
         if cells != [(row, column) for row in (1, 2) for column in range(4)]:
-            raise ValueError("standard_bonus_preference must list each of the 8 cells [row 1-2, column 0-3] once")
+            raise ValueError("standard_bonus_preference: must list each of the 8 cells [row 1-2, column 0-3] once")
         return self
 
 
@@ -474,7 +475,7 @@ class PlayerData(_Strict):
     def _names(self) -> PlayerData:
         for key, profile in self.profiles.items():
             if profile.name != key:
-                raise ValueError(f"profiles.{key}: name {profile.name!r} differs from its key {key!r}")
+                raise ValueError(f"profiles.{key}.name: {profile.name!r} differs from the file name {key!r}")
         return self
 
 
@@ -507,12 +508,21 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise DataError([f"{path}: not valid TOML: {error}"]) from None
 
 
+_FIELD_IN_MESSAGE = re.compile(r"^([A-Za-z_][\w.]*): (.+)$", re.DOTALL)
+
+
 def _format_errors(path: Path | str, error: ValidationError, prefix: str = "") -> list[str]:
     lines = []
     for problem in error.errors():
-        location = ".".join(str(part) for part in problem["loc"])
-        field = prefix + location if location else prefix.rstrip(".") or "(top level)"
+        parts = [str(part) for part in problem["loc"]]
         message = problem["msg"].removeprefix("Value error, ")
+        # A cross-field check names its field at the start of its message: move it into the field path.
+        named = _FIELD_IN_MESSAGE.match(message)
+        if named:
+            parts.append(named[1])
+            message = named[2]
+        location = ".".join(parts)
+        field = prefix + location if location else prefix.rstrip(".") or "(top level)"
         lines.append(f"{path}: {field}: {message}")
     return lines
 

@@ -99,7 +99,7 @@ def test_broken_overlay_names_file_field_and_problem(tmp_path, capsys):
     assert main(["simulate", "--seats", "luna:5", "--games", "5", "--out", str(tmp_path / "x"),
                  "--overlay", str(overlay), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert f"{overlay}: luna: levels.5.helium_tokens: 40 is off the tank track" in err
+    assert f"{overlay}: luna.levels.5.helium_tokens: 40 is off the tank track" in err
     assert not (tmp_path / "x").exists()
 
 

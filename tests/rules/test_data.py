@@ -175,7 +175,7 @@ def test_bad_moon_file_names_file_field_and_problem(tmp_path):
     path = data_dir / "moon.toml"
     path.write_text(path.read_text().replace("  [2, 7],  # 1", "  [2, 8],  # 1"))
     problems = _problems(data_dir=data_dir)
-    assert len(problems) == 1 and problems[0].startswith(f"{path}: sectors: ")
+    assert problems == [f"{path}: sectors.adjacent: 1 lists 8 but not the other way round"]
 
 
 def test_invalid_toml_and_missing_file(tmp_path):
@@ -197,7 +197,7 @@ def test_overlay_bad_value_is_reported_against_the_overlay(tmp_path):
     path = _overlay(tmp_path, 'name = "x"\n[luna.levels.5]\nhelium_tokens = [40]\n')
     (problem,) = _problems(overlay=path)
     file, field, message = problem.split(": ", 2)
-    assert file == str(path) and field == "luna" and "levels.5.helium_tokens" in message and "40" in message
+    assert (file, field) == (str(path), "luna.levels.5.helium_tokens") and message.startswith("40 is off")
 
 
 def test_overlay_bad_card_field(tmp_path):
