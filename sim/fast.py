@@ -199,7 +199,7 @@ STATE_FIELDS = [
     ("plan_rows", np.int8, (3, 4), "a research plan lies on row A/B/C, space 0-3"),
     ("plan_decks", np.int64, (3,), "plans left in each row's deck"),
     ("plan_generation", np.int64, (3, 4), "refills of each research space (tells a player its aimed plan went)"),
-    ("luna_discarded_generation", np.int64, (3, 4), "generation of the plan a Luna last discarded there, 0 = none"),
+    ("luna_discarded", np.int64, (3, 4), "bit g set: a Luna discarded the plan of generation g from that space"),
     ("special", np.int8, (MAX_SPECIAL_PLANS,), "special plan 0 face down, 1 face up, 2 removed"),
     ("specials_flipped", np.int64, (), "special plans flipped so far (in index order)"),
     ("bonus_owner", np.int64, (12,), "seat whose marker is on bonus space row * 4 + column, or -1"),
@@ -665,7 +665,7 @@ def _resolve_card(t, st, seat, card, slot):
             while cells:
                 if cells & 1 and st.plan_rows[row, space]:
                     st.plan_rows[row, space] = 0
-                    st.luna_discarded_generation[row, space] = st.plan_generation[row, space]
+                    st.luna_discarded[row, space] |= np.int64(1) << st.plan_generation[row, space]
                     st.plans_discarded[seat] += 1
                 cells >>= 1
                 space += 1
@@ -888,7 +888,7 @@ def _player_research(t, st, seat, steps):
 def _player_research_action(t, st, seat, steps, row, space, generation):
     """``player_research_action``: the aimed plan (a lost plan when a Luna removed it), then the track."""
     if row >= 0:
-        if st.luna_discarded_generation[row, space] == generation:
+        if (st.luna_discarded[row, space] >> generation) & 1:
             st.plans_lost[seat] += 1
             steps = max(0, steps - t.plan_lost_research_penalty)
         if st.plan_rows[row, space]:
@@ -1191,7 +1191,7 @@ def _setup(t, st, seed, game):
     st.plan_rows[:, :] = 0
     st.plan_decks[:] = t.row_deck
     st.plan_generation[:, :] = 0
-    st.luna_discarded_generation[:, :] = 0
+    st.luna_discarded[:, :] = 0
     st.special[: t.n_special] = 0
     st.specials_flipped = 0
     st.bonus_owner[:] = NOBODY

@@ -154,8 +154,8 @@ class GameState:
     scientist_space_owner: int = NOBODY  # seat whose marker is on the scientist majority space
     sector_placer: list[int] = field(default_factory=lambda: [NOBODY] * 25)  # seat that placed each outpost
     plan_generation: list[list[int]] = field(default_factory=lambda: [[0] * 4 for _ in range(3)])  # refills
-    luna_discarded_generation: list[list[int]] = field(default_factory=lambda: [[0] * 4 for _ in range(3)])  #
-    # per research space, the generation of the plan a Luna last discarded from it (0 = none)
+    luna_discarded: list[list[set[int]]] = field(default_factory=lambda: [[set() for _ in range(4)] for _ in range(3)])
+    # per research space, the generations (refill counts) of the plans a Luna discarded from it
 
 
 @dataclass
@@ -597,7 +597,7 @@ def discard_research_plan(state: GameState, seat: int, action: DiscardResearchPl
     for space, cell in enumerate(action.spaces):
         if SLOTS[slot] in cell and state.plan_rows[row][space]:
             state.plan_rows[row][space] = False
-            state.luna_discarded_generation[row][space] = state.plan_generation[row][space]
+            state.luna_discarded[row][space].add(state.plan_generation[row][space])
             luna.plans_discarded += 1
     refill_plan_row(state, row)
 
@@ -946,7 +946,7 @@ def player_research_action(rules: Rules, state: GameState, seat: int, steps: int
     player = state.seats[seat].player
     row, space, generation = aim
     if row >= 0:
-        if state.luna_discarded_generation[row][space] == generation:  # the very plan it aimed at
+        if generation in state.luna_discarded[row][space]:  # Luna discarded the very plan it aimed at
             player.plans_lost += 1
             steps = max(0, steps - rules.player_model.plan_lost_research_penalty)
         if state.plan_rows[row][space]:

@@ -113,6 +113,7 @@ MAX_TOKENS = 64  # starting research tokens
 MAX_SETUP = 8  # setup outposts per company
 MAX_SECTORS = 64  # sector masks are uint64
 MAX_DRAW = 2**32  # Stream.below(n) is exact in uint64 arithmetic only for n < 2**32
+MAX_ROW_DECK = 62  # a research space's plan generations (at most 1 + row deck) are bits of one int64
 MAX_STRENGTH_PRODUCT = 2**31  # steps or resources times strength: int64 arithmetic and loops stay sane
 N_KINDS = len(ACTION_KINDS)
 
@@ -326,6 +327,7 @@ def build_tables(data: GameData, config: GameConfig) -> np.ndarray:
     _capacity(problems, "setup outposts", max(len(s) for s in setup), MAX_SETUP)
     _capacity(problems, "action cards", len(action_cards), MAX_ACTION_CARDS)
     _capacity(problems, "special research plans", moon.research.special_plans, MAX_SPECIAL_PLANS)
+    _capacity(problems, "plans in a research row's deck", moon.research.row_deck, MAX_ROW_DECK)
     _capacity(problems, "starting research tokens", len(tokens), MAX_TOKENS)
     if problems:
         raise ValueError("\n".join(problems))

@@ -370,17 +370,17 @@ def test_plan_luna_discarded_is_lost_costs_a_step_and_the_refill_is_taken():
     assert (first, second) == ((0, 0, 1), (0, 1, 1))
     # Luna's I-9 from B discards row A space 2 (its cell "B"); the space is refilled (generation 2)
     ref.discard_research_plan(state, 1, _luna_action(rules, "I-9", "discard_research_plan", 1), slot("B"))
-    assert state.luna_discarded_generation[0] == [0, 1, 0, 0] and state.plan_generation[0] == [1, 2, 1, 1]
+    assert state.luna_discarded[0] == [set(), {1}, set(), set()] and state.plan_generation[0] == [1, 2, 1, 1]
     assert state.plan_decks[0] == 19
     # first research action (4 steps): its plan is still there -> taken, no loss; research 0 -> 4
     # switches slot E ON
     ref.player_research_action(rules, state, 0, 4, first)
     assert (player.plans_taken, player.plans_lost, player.research) == (1, 0, 4) and player.slot_on[4]
-    assert state.luna_discarded_generation[0] == [0, 1, 0, 0] and state.plan_decks[0] == 18
+    assert state.luna_discarded[0] == [set(), {1}, set(), set()] and state.plan_decks[0] == 18
     # second (4 steps): Luna discarded that plan -> lost, 4 - 1 = 3 steps; the refilled plan is taken
     ref.player_research_action(rules, state, 0, 4, second)
     assert (player.plans_taken, player.plans_lost, player.research) == (2, 1, 7)
-    assert state.luna_discarded_generation[0] == [0, 1, 0, 0] and state.plan_generation[0] == [2, 3, 1, 1]
+    assert state.luna_discarded[0] == [set(), {1}, set(), set()] and state.plan_generation[0] == [2, 3, 1, 1]
     assert state.plan_rows[0] == [True] * 4 and state.plan_decks[0] == 17
     assert_invariants(rules, state)
 
@@ -395,7 +395,7 @@ def test_plan_luna_discarded_with_an_empty_row_deck_is_lost_and_nothing_taken():
     ref.discard_research_plan(state, 1, _luna_action(rules, "I-9", "discard_research_plan", 1), slot("A"))
     ref.player_research_action(rules, state, 0, 1, aim)  # 1 step - 1 = 0 steps
     assert (player.plans_lost, player.plans_taken, player.research) == (1, 0, 0)
-    assert state.plan_rows[0] == [False, True, True, True] and state.luna_discarded_generation[0][0] == 1
+    assert state.plan_rows[0] == [False, True, True, True] and state.luna_discarded[0][0] == {1}
 
 
 def test_plan_taken_by_another_player_is_not_lost_to_luna():
@@ -407,7 +407,7 @@ def test_plan_taken_by_another_player_is_not_lost_to_luna():
     ref.player_research_action(rules, state, 0, 2, aim)  # seat 0: gone, but not to Luna: full 2 steps
     assert (first.plans_lost, first.plans_taken, first.research) == (0, 1, 2)
     assert (second.plans_lost, second.plans_taken, second.research) == (0, 1, 2)
-    assert state.plan_generation[0][0] == 3 and state.luna_discarded_generation[0] == [0, 0, 0, 0]
+    assert state.plan_generation[0][0] == 3 and state.luna_discarded[0] == [set()] * 4
 
 
 def test_plan_lost_to_luna_counts_even_after_another_player_took_the_refill():
@@ -425,6 +425,20 @@ def test_plan_lost_to_luna_counts_even_after_another_player_took_the_refill():
     ref.player_research_action(rules, state, 0, 3, aim)  # seat 0's plan went to Luna: lost, 3 - 1 = 2 steps
     assert (second.plans_lost, second.research) == (0, 2)
     assert (first.plans_lost, first.research) == (1, 2)
+
+
+def test_plan_lost_to_luna_counts_even_when_she_discarded_the_refill_too():
+    """Luna discards the aimed plan, then its refill: the aimed plan is still one she took."""
+    rules, state, _ = _game()
+    player = state.seats[0].player
+    aim = ref.choose_aim(rules, state, player, "research")
+    assert aim == (0, 0, 1)
+    discard = _luna_action(rules, "I-9", "discard_research_plan", 1)
+    ref.discard_research_plan(state, 1, discard, slot("A"))  # generation 1 gone, refill is generation 2
+    ref.discard_research_plan(state, 1, discard, slot("A"))  # generation 2 gone, refill is generation 3
+    assert state.luna_discarded[0][0] == {1, 2} and state.plan_generation[0][0] == 3
+    ref.player_research_action(rules, state, 0, 3, aim)
+    assert (player.plans_lost, player.plans_taken, player.research) == (1, 1, 2)
 
 
 # ---------------------------------------------------------------- expand, and Luna ousting it
