@@ -389,14 +389,18 @@ def _select_companies(t, st, seat, by_lead, first, count):
 
 @_jit
 def _advance_track(t, st, seat, company, steps):
-    """``advance_track``: barriers cost what she can pay, thresholds pay, 2 CrypCoin per step past the end."""
+    """``advance_track``: Luna pays what she can at a barrier, a scripted seat stops unless it pays in full."""
     side = st.track_side[company]
+    scripted = t.seat_level[seat] < 0
     for _ in range(steps):
         position = st.track_pos[seat, company]
         if position >= t.track_spaces:
             st.cash[seat] += t.past_end
             continue
-        st.cash[seat] -= min(t.barrier_price[side, position], st.cash[seat])
+        price = t.barrier_price[side, position]
+        if scripted and price > st.cash[seat]:
+            break
+        st.cash[seat] -= min(price, st.cash[seat])
         st.cash[seat] += t.threshold_reward[side, position]
         st.track_pos[seat, company] = position + 1
 
@@ -818,18 +822,7 @@ def _count_blocked_majorities(t, st):
 def _player_invest(t, st, seat, steps):
     """``player_invest``: the most valuable company's track; a barrier it cannot pay in full stops it."""
     _ensure_order(t, st)
-    company = st.order[0]
-    side = st.track_side[company]
-    for _ in range(steps):
-        position = st.track_pos[seat, company]
-        if position >= t.track_spaces:
-            st.cash[seat] += t.past_end
-            continue
-        price = t.barrier_price[side, position]
-        if price > st.cash[seat]:
-            break
-        st.cash[seat] += t.threshold_reward[side, position] - price
-        st.track_pos[seat, company] = position + 1
+    _advance_track(t, st, seat, st.order[0], steps)
 
 
 @_jit

@@ -460,7 +460,8 @@ def farthest_behind(rules: Rules, state: GameState, seat: int, candidates: list[
 
 
 def advance_track(rules: Rules, state: GameState, seat: int, company: int, steps: int) -> None:
-    """Share marker forward: barriers cost (she pays what she has), thresholds pay, 2 CrypCoin past the end."""
+    """Share marker forward: thresholds pay, 2 CrypCoin per step past the end; at a money barrier Luna
+    pays what she has and moves on anyway, while a scripted player stops unless it can pay in full."""
     side = state.track_side[company]
     holder = state.seats[seat]
     for _ in range(steps):
@@ -468,7 +469,10 @@ def advance_track(rules: Rules, state: GameState, seat: int, company: int, steps
         if position >= rules.track_spaces:
             holder.cash += rules.board.past_end_crypcoin_per_step
             continue
-        holder.cash -= min(rules.barrier_price[side].get(position, 0), holder.cash)
+        price = rules.barrier_price[side].get(position, 0)
+        if holder.luna is None and price > holder.cash:
+            break
+        holder.cash -= min(price, holder.cash)
         holder.cash += rules.threshold_reward[side].get(position, 0)
         state.track_position[seat][company] = position + 1
 
@@ -890,19 +894,7 @@ def player_turn(rules: Rules, state: GameState, seat: int) -> None:
 
 
 def player_invest(rules: Rules, state: GameState, seat: int, steps: int) -> None:
-    company = companies_by_value(rules, state)[0]
-    side = state.track_side[company]
-    holder = state.seats[seat]
-    for _ in range(steps):
-        position = state.track_position[seat][company]
-        if position >= rules.track_spaces:
-            holder.cash += rules.board.past_end_crypcoin_per_step
-            continue
-        price = rules.barrier_price[side].get(position, 0)
-        if price > holder.cash:
-            break  # a player must pay a money barrier in full to pass it
-        holder.cash += rules.threshold_reward[side].get(position, 0) - price
-        state.track_position[seat][company] = position + 1
+    advance_track(rules, state, seat, companies_by_value(rules, state)[0], steps)
 
 
 def seat_shares(rules: Rules, state: GameState, seat: int) -> list[int]:
