@@ -5,8 +5,10 @@ order, seats in order within a game; rounds likewise per game, Luna seat and rou
 driver adds the text columns (kind, profile, card ids).
 """
 
+from sim.gamedata import RESOURCE_TYPES
+
 COMPANIES = ("astrogo", "tawac", "skymine", "minerva")
-MAJORITY_TYPES = ("titanium", "carbon", "energy", "minerals", "scientists")
+MAJORITY_TYPES = RESOURCE_TYPES  # the majority types, in the order of the blocked_* columns
 
 # Numeric per-seat columns every engine fills, in this order (int64 except ``won``).
 SEAT_NUMERIC = (

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from sim.config import GameConfig
 from sim.gamedata import (
     ACTION_KINDS,
+    RESOURCE_TYPES,
     AdvanceCompany,
     AdvanceResearch,
     DiscardResearchPlan,
@@ -56,7 +57,7 @@ from sim.gamedata import (
 from sim.rng import BOARD_STREAM, Stream, seat_stream
 
 SLOTS = "ABCDE"
-MAJORITY_TYPES = ("titanium", "carbon", "energy", "minerals", "scientists")
+MAJORITY_TYPES = RESOURCE_TYPES  # titanium, carbon, energy, minerals, scientists
 NO_CARD = -1
 NO_COMPANY = -1
 NOBODY = -1
