@@ -322,7 +322,7 @@ def resolve_engine(engine: str | None) -> tuple[str, str]:
         return engine, ""
     try:
         engine_function("numba")
-    except Exception as error:  # an engine still being written may fail in any way on import
+    except Exception as error:  # a broken numba install may fail in any way on import; say so and go on
         return "reference", f"the numba engine is not available ({type(error).__name__}: {error}); " \
                             "using the reference engine"
     return "numba", ""
