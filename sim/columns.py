@@ -5,10 +5,7 @@ order, seats in order within a game; rounds likewise per game, Luna seat and rou
 driver adds the text columns (kind, profile, card ids).
 """
 
-from sim.gamedata import RESOURCE_TYPES
-
-COMPANIES = ("astrogo", "tawac", "skymine", "minerva")
-MAJORITY_TYPES = RESOURCE_TYPES  # the majority types, in the order of the blocked_* columns
+from sim.constants import COMPANIES, MAJORITY_TYPES, SLOT_LETTERS
 
 # Numeric per-seat columns every engine fills, in this order (int64 except ``won``).
 SEAT_NUMERIC = (
@@ -30,10 +27,10 @@ SEAT_CONFIG = ("game", "seat", "kind", "level", "profile", "strength")
 SEAT_COLUMNS = SEAT_CONFIG + SEAT_NUMERIC
 
 # Numeric per-round columns (card_* hold Luna card indices, -1 = no card; the driver turns them into ids).
-ROUND_CARD_COLUMNS = ("card_a", "card_b", "card_c", "card_d", "card_e")
+ROUND_CARD_COLUMNS = tuple(f"card_{slot.lower()}" for slot in SLOT_LETTERS)
 ROUND_NUMERIC = (
     "game", "seat", "round", *ROUND_CARD_COLUMNS,
-    "majority_titanium", "majority_carbon", "majority_energy", "majority_minerals", "majority_scientists",
+    *(f"majority_{t}" for t in MAJORITY_TYPES),
     "reshuffles", "grade2_entered", "grade2_by_reshuffle", "grade2_by_token", "deck_size_start",
     "helium", "research", "cash",
 )

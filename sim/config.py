@@ -6,10 +6,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from sim.gamedata import LEVELS
+from sim.constants import builtin_profiles
+from sim.gamedata import LEVEL_KEYS
 
-# The built-in profiles shipped in sim/data/players (an overlay may add more).
-SCRIPTED_PROFILES = ("passive", "shares", "tank", "balanced", "random")
+# The built-in profiles: one file each in sim/data/players (an overlay may add more).
+SCRIPTED_PROFILES = builtin_profiles()
 _SEAT_PATTERN = re.compile(r"^(?:luna:(?P<level>[^,@]+)|scripted:(?P<profile>[a-z_]+)(?:@(?P<strength>[^,]+))?)$")
 
 
@@ -66,7 +67,7 @@ def parse_seat(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> Seat:
     if not match:
         raise ConfigError(f"--seats: {text!r} is neither luna:<level> nor scripted:<profile>[@strength]")
     if match["level"] is not None:
-        if match["level"] not in LEVELS:
+        if match["level"] not in LEVEL_KEYS:
             raise ConfigError(f"--seats: unknown Luna level {match['level']!r} in {text!r} (levels are 0-8)")
         return Seat(kind="luna", level=int(match["level"]))
     profiles = tuple(profiles)

@@ -41,7 +41,8 @@ import numpy as np
 
 from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC
 from sim.config import GameConfig
-from sim.gamedata import ACTION_KINDS, GameData
+from sim.constants import ACTION_KINDS
+from sim.gamedata import GameData
 from sim.tables import (
     MAX_ACTION_CARDS,
     MAX_CARDS,

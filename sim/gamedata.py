@@ -32,8 +32,21 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-DATA_DIR = Path(__file__).parent / "data"
-SLOT_LETTERS = "ABCDE"
+from sim.constants import (
+    BONUS_COLUMNS,
+    BONUS_ROWS,
+    COMPANIES,
+    DATA_DIR,
+    DISPLAY_COLUMNS,
+    DISPLAY_ROWS,
+    LEVELS,
+    PLAYER_MODEL_FILE,
+    PLAYERS_DIR,
+    RESEARCH_ROW_SPACES,
+    SLOT_LETTERS,
+    STANDARD_BONUS_CELLS,
+)
+
 COMPANY_SELECTIONS = (
     "most_valuable",
     "two_most_valuable",
@@ -43,7 +56,7 @@ COMPANY_SELECTIONS = (
     "two_biggest_leads",
     "all_four",
 )
-LEVELS = tuple(str(level) for level in range(9))
+LEVEL_KEYS = tuple(str(level) for level in LEVELS)  # the levels as TOML table keys
 
 
 class DataError(Exception):
@@ -111,7 +124,7 @@ class GainCard(_Strict):
         if self.select == "match_slot":
             if self.display is None:
                 raise ValueError("match_slot needs a display matrix")
-            _check_matrix(self.display, 4, 3)
+            _check_matrix(self.display, DISPLAY_ROWS, DISPLAY_COLUMNS)
         elif self.display is not None:
             raise ValueError("most_valuable_share takes no display matrix")
         return self
@@ -128,8 +141,8 @@ class DiscardResearchPlan(_Strict):
         if self.select == "match_slot":
             if self.row is None or self.spaces is None:
                 raise ValueError("match_slot needs a row and its 4 spaces")
-            if len(self.spaces) != 4:
-                raise ValueError("spaces must list 4 cells")
+            if len(self.spaces) != RESEARCH_ROW_SPACES:
+                raise ValueError(f"spaces must list {RESEARCH_ROW_SPACES} cells")
             _check_cells(self.spaces)
         elif self.row is not None or self.spaces is not None:
             raise ValueError("latest_special takes no row or spaces")
@@ -143,7 +156,7 @@ class PlaceBonusMarker(_Strict):
     @field_validator("spaces")
     @classmethod
     def _shape(cls, spaces: list[list[str]]) -> list[list[str]]:
-        _check_matrix(spaces, 3, 4)
+        _check_matrix(spaces, BONUS_ROWS, BONUS_COLUMNS)
         if any(spaces[0]):
             raise ValueError("the top row holds the majority bonus spaces, which Luna never designates")
         return spaces
@@ -222,7 +235,7 @@ class LunaData(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> LunaData:
-        if sorted(self.levels, key=int) != list(LEVELS):
+        if sorted(self.levels, key=int) != list(LEVEL_KEYS):
             raise ValueError(f"levels must be exactly 0-8, got {sorted(self.levels, key=int)}")
         ids = [card.id for card in self.cards]
         if len(set(ids)) != len(ids):
@@ -372,8 +385,8 @@ class ActionCards(_Strict):
 
 
 class MoonData(_Strict):
-    companies: list[str] = Field(min_length=4, max_length=4)
-    company_names: list[str] = Field(min_length=4, max_length=4)
+    companies: list[str]
+    company_names: list[str] = Field(min_length=len(COMPANIES), max_length=len(COMPANIES))
     sectors: Sectors
     stations: Stations
     tracks: Tracks
@@ -385,6 +398,9 @@ class MoonData(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> MoonData:
+        if tuple(self.companies) != COMPANIES:
+            raise ValueError(f"companies: must be {list(COMPANIES)} in this order "
+                             "(output columns are named after them)")
         companies = set(self.companies)
         count = self.sectors.rows * self.sectors.columns
         if set(self.stations.touches) != companies:
@@ -408,8 +424,6 @@ class MoonData(_Strict):
 
 # ---------------------------------------------------------------- scripted players (modelled)
 
-ACTION_KINDS = ("invest", "expand", "helium", "research", "buy_card", "bonus")
-RESOURCE_TYPES = ("titanium", "carbon", "energy", "minerals", "scientists")
 
 
 class PlayerModel(_Strict):
@@ -426,10 +440,13 @@ class PlayerModel(_Strict):
 
     @model_validator(mode="after")
     def _bonus_spaces(self) -> PlayerModel:
-        if len(self.standard_bonus_rewards) != 2 or any(len(row) != 4 for row in self.standard_bonus_rewards):
-            raise ValueError("standard_bonus_rewards: must be 2 rows of 4 (the lower rows of the bonus spaces)")
+        lower_rows = BONUS_ROWS - 1
+        if len(self.standard_bonus_rewards) != lower_rows or any(
+                len(row) != BONUS_COLUMNS for row in self.standard_bonus_rewards):
+            raise ValueError(f"standard_bonus_rewards: must be {lower_rows} rows of {BONUS_COLUMNS} "
+                             "(the lower rows of the bonus spaces)")
         cells = sorted(self.standard_bonus_preference)
-        if cells != [(row, column) for row in (1, 2) for column in range(4)]:
+        if cells != list(STANDARD_BONUS_CELLS):
             raise ValueError("standard_bonus_preference: must list each of the 8 cells [row 1-2, column 0-3] once")
         return self
 
@@ -565,8 +582,8 @@ def load_game_data(overlay: str | Path | None = None, data_dir: Path = DATA_DIR)
     luna_raw, moon_raw = _read_toml(luna_path), _read_toml(moon_path)
     luna = _validate(LunaData, luna_raw, luna_path)
     moon = _validate(MoonData, moon_raw, moon_path)
-    players_dir = data_dir / "players"
-    model_path = players_dir / "model.toml"
+    players_dir = data_dir / PLAYERS_DIR.name
+    model_path = players_dir / PLAYER_MODEL_FILE
     model_raw = _read_toml(model_path)
     _validate(PlayerModel, model_raw, model_path)
     profiles_raw = {}

@@ -40,9 +40,8 @@ import math
 from dataclasses import dataclass, field
 
 from sim.config import GameConfig
+from sim.constants import ACTION_KINDS, MAJORITY_TYPES, SLOT_LETTERS
 from sim.gamedata import (
-    ACTION_KINDS,
-    RESOURCE_TYPES,
     AdvanceCompany,
     AdvanceResearch,
     DiscardResearchPlan,
@@ -56,8 +55,7 @@ from sim.gamedata import (
 )
 from sim.rng import BOARD_STREAM, Stream, seat_stream
 
-SLOTS = "ABCDE"
-MAJORITY_TYPES = RESOURCE_TYPES  # titanium, carbon, energy, minerals, scientists
+SLOTS = SLOT_LETTERS
 NO_CARD = -1
 NO_COMPANY = -1
 NOBODY = -1

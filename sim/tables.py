@@ -53,9 +53,8 @@ import math
 import numpy as np
 
 from sim.config import GameConfig
+from sim.constants import ACTION_KINDS, RESOURCE_TYPES, SLOT_LETTERS
 from sim.gamedata import (
-    ACTION_KINDS,
-    RESOURCE_TYPES,
     AdvanceCompany,
     AdvanceResearch,
     DiscardResearchPlan,
@@ -67,7 +66,7 @@ from sim.gamedata import (
     PlaceBonusMarker,
 )
 
-SLOTS = "ABCDE"
+SLOTS = SLOT_LETTERS
 
 OP_GAIN_COIN = 0
 OP_GAIN_HELIUM = 1

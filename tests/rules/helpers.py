@@ -11,7 +11,8 @@ from pathlib import Path
 
 from sim import reference as ref
 from sim.config import GameConfig, parse_seats
-from sim.gamedata import ACTION_KINDS, DATA_DIR, GameData, load_game_data
+from sim.constants import ACTION_KINDS, DATA_DIR
+from sim.gamedata import GameData, load_game_data
 from sim.rng import Stream
 
 ASTROGO, TAWAC, SKYMINE, MINERVA = range(4)

@@ -1,0 +1,65 @@
+"""The game's fixed sizes and names, defined once; every other module imports them from here.
+
+These are facts of the printed game (five action slots, nine levels, four companies, a display of
+twelve spaces, ...) or fixed choices of this project's output contract. Values a designer may change
+(token positions, card numbers, the modelled board) are data in ``sim/data/``, never here.
+
+The company names are read from the shipped ``moon.toml`` so that they are written in one place; the
+loader (``sim.gamedata``) refuses an overlay that renames or reorders them, because output column names
+and engine indices are built from this tuple.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+DATA_DIR = Path(__file__).parent / "data"
+PLAYERS_DIR = DATA_DIR / "players"
+PLAYER_MODEL_FILE = "model.toml"  # the one file in PLAYERS_DIR that is not a profile
+
+# ---------------------------------------------------------------- Luna
+
+LEVELS: tuple[int, ...] = tuple(range(9))  # Luna's difficulty levels 0-8
+MIN_LEVEL, MAX_LEVEL = LEVELS[0], LEVELS[-1]
+SLOT_LETTERS = "ABCDE"  # Luna's action slots, left to right
+N_SLOTS = len(SLOT_LETTERS)
+MAJORITY_SIDES = ("left", "right")  # Luna's two majority slots
+
+# ---------------------------------------------------------------- the board
+
+with (DATA_DIR / "moon.toml").open("rb") as _file:
+    COMPANIES: tuple[str, ...] = tuple(tomllib.load(_file)["companies"])
+N_COMPANIES = len(COMPANIES)
+# Majority / resource types, in the order of every per-type column and array.
+RESOURCE_TYPES = ("titanium", "carbon", "energy", "minerals", "scientists")
+MAJORITY_TYPES = RESOURCE_TYPES
+N_RESOURCE_TYPES = len(RESOURCE_TYPES)
+DISPLAY_ROWS, DISPLAY_COLUMNS = 4, 3  # action-card display spaces 1-12, row-major
+DISPLAY_SPACES = DISPLAY_ROWS * DISPLAY_COLUMNS
+RESEARCH_ROWS = "ABC"  # research display rows
+RESEARCH_ROW_SPACES = 4  # spaces per research row
+BONUS_ROWS, BONUS_COLUMNS = 3, 4  # bonus spaces; row 0 holds the four majority bonus spaces
+BONUS_SPACES = BONUS_ROWS * BONUS_COLUMNS
+STANDARD_BONUS_CELLS: tuple[tuple[int, int], ...] = tuple(
+    (row, column) for row in range(1, BONUS_ROWS) for column in range(BONUS_COLUMNS))  # the 8 standard spaces
+
+# ---------------------------------------------------------------- a game
+
+MAX_SEATS = 4
+ROUNDS = 7  # a full game
+SINGULARITY_ROUNDS = 6  # with the threat card "Singularity"
+ALLOWED_ROUNDS = (ROUNDS, SINGULARITY_ROUNDS)
+START_BONUS_CHOICES = ("random", "none")  # one random starting research token per seat, or none
+ACTION_KINDS = ("invest", "expand", "helium", "research", "buy_card", "bonus")  # scripted players' actions
+
+# ---------------------------------------------------------------- runs
+
+DEFAULT_CHUNK_GAMES = 20_000  # games per chunk when the caller does not choose
+
+
+def builtin_profiles() -> tuple[str, ...]:
+    """The scripted profiles shipped in ``sim/data/players`` (one file each), in a stable order."""
+    names = sorted(path.stem for path in PLAYERS_DIR.glob("*.toml") if path.name != PLAYER_MODEL_FILE)
+    # passive first: it is the baseline every other profile is read against
+    return tuple(sorted(names, key=lambda name: (name != "passive", name)))
