@@ -17,8 +17,8 @@ import pandas as pd
 
 from analysis.stats import wilson_interval
 from sim.config import GameConfig, Seat
+from sim.engines import engine_function
 from sim.gamedata import GameData
-from sim.run import engine_function
 
 
 @dataclass(frozen=True)

@@ -457,13 +457,16 @@ def run_study(
     if refused:
         say(f"the {engine} engine cannot play {len(refused)} part(s) (e.g. {refused[0][0]}: {refused[0][1]}); "
             "they use the reference engine")
+    from sim.run import RunOptions
+
     try:
         with _progress_bar(len(todo) * games, quiet) as bar:
             for part in todo:
                 bar.set_postfix_str(part.name, refresh=False)
-                run_simulation(game_data[part.variant], configs[part.name], games, seed, study_dir / part.run,
-                               engine=engines[part.name][0], detail=part.detail, chunk_size=_chunk_size(games, workers),
-                               workers=workers, overlay=part.overlay, progress=bar.update,
+                options = RunOptions(games=games, seed=seed, engine=engines[part.name][0], detail=part.detail,
+                                     chunk_size=_chunk_size(games, workers), workers=workers, overlay=part.overlay)
+                run_simulation(game_data[part.variant], configs[part.name], options, study_dir / part.run,
+                               progress=bar.update,
                                extra_manifest={"study": {"name": plan.name, "part": part.name,
                                                          "variant": part.variant,
                                                          "overlay_digest": part.overlay_digest}})

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 from sim.config import ConfigError, GameConfig, parse_seats
+from sim.constants import BACKENDS, DEFAULT_CHUNK_GAMES
+from sim.engines import ENGINES
 from sim.gamedata import DataError, load_game_data
 
 EXIT_USAGE = 2
@@ -27,10 +29,10 @@ def _add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start-bonus", default="random", choices=("random", "none"),
                         help="Luna's starting research token: drawn at random, or none")
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the shipped data")
-    parser.add_argument("--engine", default="numba", choices=("reference", "numba"),
+    parser.add_argument("--engine", default="numba", choices=ENGINES,
                         help="numba (default, fast) or reference (readable); both give identical numbers")
     parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
-    parser.add_argument("--chunk-size", type=int, default=20_000, help="games per chunk written")
+    parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_GAMES, help="games per chunk written")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -46,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="also write luna_rounds.parquet (one row per game, Luna seat and round)")
     simulate.add_argument("--aggregate-only", action="store_true",
                           help="keep streaming summaries (aggregate.parquet, histograms.parquet), not per-game rows")
-    simulate.add_argument("--backend", default="local", choices=("local", "dask"),
+    simulate.add_argument("--backend", default="local", choices=BACKENDS,
                           help="where chunks run: local processes (joblib) or a Dask cluster")
     simulate.add_argument("--scheduler", default=None, help="Dask scheduler address, with --backend dask")
     _add_game_options(simulate)
@@ -82,7 +84,7 @@ def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=2026, help="run seed of every part (default 2026)")
     parser.add_argument("--variant", action="append", default=[], metavar="FILE",
                         help="overlay TOML replayed for every part with the same seeds (repeatable)")
-    parser.add_argument("--engine", default=None, choices=("reference", "numba"),
+    parser.add_argument("--engine", default=None, choices=ENGINES,
                         help="default: numba when it is available, else reference")
     parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or messages")
@@ -125,18 +127,16 @@ def _progress_bar(total: int, quiet: bool, label: str):
 
 
 def command_simulate(args: argparse.Namespace) -> int:
-    from sim.run import run_simulation
+    from sim.run import RunOptions, run_simulation
 
     data = load_game_data(args.overlay)
     config = GameConfig(seats=parse_seats(args.seats, data.players.profiles), rounds=args.rounds,
                         start_bonus=args.start_bonus)
-    if args.games < 1:
-        raise ConfigError(f"--games: must be at least 1, got {args.games}")
+    options = RunOptions(games=args.games, seed=args.seed, engine=args.engine, detail=args.detail == "rounds",
+                         chunk_size=args.chunk_size, workers=args.workers, overlay=args.overlay,
+                         aggregate_only=args.aggregate_only, backend=args.backend, scheduler=args.scheduler)
     with _progress_bar(args.games, args.quiet, "simulate") as bar:
-        out = run_simulation(data, config, args.games, args.seed, args.out, engine=args.engine,
-                             detail=args.detail == "rounds", chunk_size=args.chunk_size, workers=args.workers,
-                             overlay=args.overlay, progress=bar.update, aggregate_only=args.aggregate_only,
-                             backend=args.backend, scheduler=args.scheduler)
+        out = run_simulation(data, config, options, args.out, progress=bar.update)
     print(f"wrote {out}")
     return 0
 
@@ -146,18 +146,18 @@ def command_levels(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
-    from sim.run import run_simulation
+    from sim.run import RunOptions, run_simulation
 
     data = load_game_data(args.overlay)
     levels = parse_levels(args.levels)
+    options = RunOptions(games=args.games, seed=args.seed, engine=args.engine, chunk_size=args.chunk_size,
+                         workers=args.workers, overlay=args.overlay)
     base = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="luna-levels-"))
     frames = []
     with _progress_bar(args.games * len(levels), args.quiet, "levels") as bar:
         for level in levels:
             config = GameConfig(seats=parse_seats(f"luna:{level}"), rounds=args.rounds, start_bonus=args.start_bonus)
-            out = run_simulation(data, config, args.games, args.seed, base / f"level-{level}", engine=args.engine,
-                                 chunk_size=args.chunk_size, workers=args.workers, overlay=args.overlay,
-                                 progress=bar.update)
+            out = run_simulation(data, config, options, base / f"level-{level}", progress=bar.update)
             frames.append(pd.read_parquet(out / "seats.parquet"))
     seats = pd.concat(frames, ignore_index=True)
     table = seats.groupby("level").agg(

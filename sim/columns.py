@@ -28,9 +28,9 @@ SEAT_COLUMNS = SEAT_CONFIG + SEAT_NUMERIC
 
 # Numeric per-round columns (card_* hold Luna card indices, -1 = no card; the driver turns them into ids).
 ROUND_CARD_COLUMNS = tuple(f"card_{slot.lower()}" for slot in SLOT_LETTERS)
+ROUND_MAJORITY_COLUMNS = tuple(f"majority_{t}" for t in MAJORITY_TYPES)  # Luna's value per majority type that round
 ROUND_NUMERIC = (
-    "game", "seat", "round", *ROUND_CARD_COLUMNS,
-    *(f"majority_{t}" for t in MAJORITY_TYPES),
+    "game", "seat", "round", *ROUND_CARD_COLUMNS, *ROUND_MAJORITY_COLUMNS,
     "reshuffles", "grade2_entered", "grade2_by_reshuffle", "grade2_by_token", "deck_size_start",
     "helium", "research", "cash",
 )

@@ -56,6 +56,7 @@ ACTION_KINDS = ("invest", "expand", "helium", "research", "buy_card", "bonus")  
 # ---------------------------------------------------------------- runs
 
 DEFAULT_CHUNK_GAMES = 20_000  # games per chunk when the caller does not choose
+BACKENDS = ("local", "dask")  # where a run's chunks are played: joblib processes here, or a Dask cluster
 
 
 def builtin_profiles() -> tuple[str, ...]:

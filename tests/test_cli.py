@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sim import run as run_module
+from sim import engines as engines_module
 from sim.cli import main
 from sim.columns import ROUND_NUMERIC, SEAT_COLUMNS
 
@@ -103,6 +103,25 @@ def test_broken_overlay_names_file_field_and_problem(tmp_path, capsys):
     assert not (tmp_path / "x").exists()
 
 
+def test_out_where_no_directory_can_be_written_is_a_one_line_error(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("keep me\n")
+    for out in ("/proc/x/run", str(afile / "run"), str(afile)):
+        assert main(["simulate", "--seats", "luna:2", "--games", "5", "--out", out, "--quiet",
+                     "--engine", "reference"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"luna-balance: {out}: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert [path.name for path in tmp_path.iterdir()] == ["afile"] and afile.read_text() == "keep me\n"
+    assert not Path("/proc/x").exists()
+
+
+def test_out_under_proc_exits_2_from_the_console_script():
+    result = subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "--seats", "luna:2", "--games", "5",
+                             "--out", "/proc/x/run", "--quiet", "--engine", "reference"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "/proc/x/run" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_usage_errors_exit_2_from_the_console_script(tmp_path):
     result = subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "--seats", "luna:2"],
                             capture_output=True, text=True)
@@ -113,7 +132,7 @@ def test_interrupted_run_leaves_nothing_half_written(tmp_path, monkeypatch):
     finished = simulate(tmp_path, "--seats", "luna:4", name="kept")
     before = (finished / "seats.parquet").read_bytes()
     calls = {"n": 0}
-    real = run_module.play_chunk_reference
+    real = engines_module.play_chunk_reference
 
     def fail_on_second_chunk(*args, **kwargs):
         calls["n"] += 1
@@ -121,7 +140,7 @@ def test_interrupted_run_leaves_nothing_half_written(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(run_module, "play_chunk_reference", fail_on_second_chunk)
+    monkeypatch.setattr(engines_module, "play_chunk_reference", fail_on_second_chunk)
     code = main(["simulate", "--seats", "luna:4", "--games", "60", "--chunk-size", "20", "--out", str(finished),
                  "--quiet", "--engine", "reference"])
     assert code == 130

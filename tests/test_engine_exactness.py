@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from sim.config import SCRIPTED_PROFILES, GameConfig, parse_seats
+from sim.engines import Chunk, play_chunk_reference
 from sim.fast import play_chunk_numba
 from sim.gamedata import load_game_data
-from sim.run import Chunk, play_chunk_reference
 
 SEED = 20240611
 

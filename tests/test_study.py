@@ -97,12 +97,12 @@ def test_interrupted_study_resumes_to_the_same_tables(tiny, tmp_path, monkeypatc
     calls: list[str] = []
     interrupt_at = [3]  # the first run stops at its third part; later runs are not interrupted
 
-    def interrupt_third_part(data, config, games, seed, out, **options):
+    def interrupt_third_part(data, config, options, out, **keywords):
         calls.append(Path(out).name)
         if len(calls) == interrupt_at[0]:
             interrupt_at[0] = 0
             raise KeyboardInterrupt
-        return real(data, config, games, seed, out, **options)
+        return real(data, config, options, out, **keywords)
 
     monkeypatch.setattr(study_module, "run_simulation", interrupt_third_part)
     assert run_cli(tmp_path) == 130
