@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from analysis import study as study_module
+from analysis.study import runner as study_runner
 from analysis.study import (
     StudyPlan,
     base_parts,
@@ -93,7 +94,7 @@ def test_report_rebuilds_identical_tables(tiny, tmp_path, capsys):
 
 
 def test_interrupted_study_resumes_to_the_same_tables(tiny, tmp_path, monkeypatch, capsys):
-    real = study_module.run_simulation
+    real = study_runner.run_simulation
     calls: list[str] = []
     interrupt_at = [3]  # the first run stops at its third part; later runs are not interrupted
 
@@ -104,7 +105,7 @@ def test_interrupted_study_resumes_to_the_same_tables(tiny, tmp_path, monkeypatc
             raise KeyboardInterrupt
         return real(data, config, games, seed, out, **options)
 
-    monkeypatch.setattr(study_module, "run_simulation", interrupt_third_part)
+    monkeypatch.setattr(study_runner, "run_simulation", interrupt_third_part)
     assert run_cli(tmp_path) == 130
     err = capsys.readouterr().err
     assert "2 of" in err and "rerun the same command" in err and err.count("\n") == 1
