@@ -30,7 +30,7 @@ from analysis.render import (  # noqa: F401  (re-exported: the report's public A
     markdown_table,
     write_report,
 )
-from analysis.schema import BASE_VARIANT, LUNA
+from analysis.schema import BASE_VARIANT, CATEGORIES, LUNA
 
 #: Ids of the sections other code adds to or replaces (see :mod:`analysis.study.content`).
 WIN_RATES_SECTION = "win-rates"
@@ -41,8 +41,8 @@ DEFAULT_SECTIONS: tuple[Section, ...] = (
     Section(
         "scores",
         "Scores",
-        f"Luna's final score and its 7 categories per group, in {plots.POINTS}: mean, standard deviation,"
-        " standard error of the mean (sem), median and the 10th/90th percentiles.",
+        f"Luna's final score and its {len(CATEGORIES)} categories per group, in {plots.POINTS}: mean, standard"
+        " deviation, standard error of the mean (sem), median and the 10th/90th percentiles.",
         ("score_ecdf", "category_breakdown", "score_summary"),
     ),
     Section(

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from analysis import study as study_module
-from analysis.study import runner as study_runner
 from analysis.study import (
     StudyPlan,
     base_parts,
@@ -19,7 +20,9 @@ from analysis.study import (
     read_plan,
     resolve_engine,
 )
+from analysis.study import runner as study_runner
 from sim.cli import main
+from sim.constants import LEVELS
 
 GAMES = 150
 TINY = ["--games", str(GAMES), "--levels", "4-5", "--engine", "reference", "--quiet"]
@@ -43,11 +46,12 @@ def tiny(tmp_path_factory) -> Path:
 
 
 def test_parts_of_the_default_study():
-    names = [part.name for part in base_parts(range(9), ["balanced"])]
-    assert names[:9] == [f"solo-L{level}" for level in range(9)]
-    assert names[9:17] == [f"duel-L{level}-L{level + 1}" for level in range(8)]
-    assert names[17:] == [f"vs-balanced-L{level}" for level in range(9)]
-    assert all(part.detail == part.name.startswith("solo-") for part in base_parts(range(9), ["balanced"]))
+    names = [part.name for part in base_parts(LEVELS, ["balanced"])]
+    count = len(LEVELS)
+    assert names[:count] == [f"solo-L{level}" for level in LEVELS]
+    assert names[count:2 * count - 1] == [f"duel-L{level}-L{level + 1}" for level in LEVELS[:-1]]
+    assert names[2 * count - 1:] == [f"vs-balanced-L{level}" for level in LEVELS]
+    assert all(part.detail == part.name.startswith("solo-") for part in base_parts(LEVELS, ["balanced"]))
 
 
 def test_tiny_study_has_every_section_and_file(tiny):
@@ -186,6 +190,7 @@ def test_bad_variant_is_a_one_line_error(tmp_path, capsys, content, message):
 @pytest.mark.parametrize(("arguments", "message"), [
     (["--games", "0"], "--games"),
     (["--levels", "9"], "--levels"),
+    (["--levels", "1-2-3"], "--levels"),
     (["--name", "../x"], "--name"),
 ])
 def test_bad_arguments_are_one_line_errors(tmp_path, capsys, arguments, message):
@@ -253,3 +258,23 @@ def test_parts_the_fast_engine_refuses_use_the_reference_engine(monkeypatch):
     assert study_module.part_engine("numba", data, solo, True) == ("numba", "")
     assert study_module.part_engine("numba", data, versus, False) == ("reference", "plays only Lunas")
     assert study_module.part_engine("reference", data, versus, False) == ("reference", "")
+
+
+def test_the_plan_and_the_parser_need_no_pandas():
+    """The command line builds its parser from the study plan's defaults; neither may pull in the analysis stack."""
+    code = ("import sys, analysis.study.plan, sim.cli; sim.cli.build_parser(); "
+            "print(sorted(name for name in ('pandas', 'matplotlib', 'analysis.study.runner') if name in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_study_defaults_are_the_command_lines():
+    from sim.cli import build_parser
+
+    args = build_parser().parse_args(["study"])
+    assert (args.name, args.games, args.seed, args.results_dir) == (
+        study_module.DEFAULT_NAME, study_module.DEFAULT_GAMES, study_module.DEFAULT_SEED, study_module.DEFAULT_RESULTS)
+    from sim.config import parse_levels
+
+    assert tuple(parse_levels(args.levels)) == study_module.DEFAULT_LEVELS == LEVELS
