@@ -62,6 +62,8 @@ def plot_style() -> Iterator[None]:
 
 
 def styled(function: Callable[P, Figure]) -> Callable[P, Figure]:
+    """Decorator: the figure function draws inside :func:`plot_style`."""
+
     @functools.wraps(function)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> Figure:
         with plot_style():
@@ -103,6 +105,7 @@ def level_color(level: int) -> tuple[float, float, float, float]:
 
 
 def series_colors(hue: str, values: Sequence[Any]) -> dict[Any, Any]:
+    """One colour per series: the level colours for levels, else the tab10 palette in order."""
     if hue == "level":
         return {value: level_color(int(value)) for value in values}
     palette = mpl.colormaps["tab10"]
@@ -110,6 +113,7 @@ def series_colors(hue: str, values: Sequence[Any]) -> dict[Any, Any]:
 
 
 def series_label(hue: str, value: Any) -> str:
+    """Legend text of one series (``level 5``; ``alone`` for no opponents)."""
     if hue == "level":
         return f"level {value}"
     if value == "":
@@ -118,6 +122,7 @@ def series_label(hue: str, value: Any) -> str:
 
 
 def legend(axes: Axes, **options: Any) -> None:
+    """A legend when any artist is labelled; none otherwise."""
     # legend() warns when nothing is labelled; only draw one when there is something to show.
     handles, _ = axes.get_legend_handles_labels()
     if handles:
@@ -125,10 +130,12 @@ def legend(axes: Axes, **options: Any) -> None:
 
 
 def metric_label(metric: str) -> str:
+    """Axis text of a score column."""
     return METRIC_LABELS.get(metric, metric.replace("_", " "))
 
 
 def ensure_unique(table: pd.DataFrame, columns: Sequence[str], function: str) -> None:
+    """Refuse a table with several rows per point: a line through them would zigzag silently."""
     if table.duplicated(list(columns)).any():
         raise ValueError(f"{function}: several rows per ({', '.join(columns)}); filter the table to one group first")
 

@@ -36,7 +36,9 @@ from analysis.study.plan import (
     read_json,
     read_variant,
 )
+from sim.config import GameConfig, parse_seats
 from sim.constants import DEFAULT_CHUNK_GAMES
+from sim.gamedata import load_game_data
 from sim.progress import progress_bar
 
 
@@ -173,9 +175,6 @@ def run_study(
     analysis.render.ReportFiles
         The report's files.
     """
-    from sim.config import GameConfig, parse_seats
-    from sim.gamedata import load_game_data
-
     say = log or ((lambda _text: None) if quiet else (lambda text: print(f"luna-balance: {text}", file=sys.stderr)))
     if workers < 1:
         raise StudyError(f"--workers: must be at least 1, got {workers}")
