@@ -8,7 +8,7 @@ from pathlib import Path
 
 # The study's plan module imports no pandas or matplotlib, so building the parser stays cheap.
 from analysis.study.plan import DEFAULT_GAMES, DEFAULT_NAME, DEFAULT_RESULTS, DEFAULT_SEED
-from sim.config import ConfigError, GameConfig, parse_levels, parse_seats
+from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, parse_levels, parse_seats
 from sim.constants import (
     ALLOWED_ROUNDS,
     DEFAULT_CHUNK_GAMES,
@@ -38,7 +38,7 @@ def _add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=1, help="run seed (default %(default)s)")
     parser.add_argument("--rounds", type=int, default=ROUNDS, choices=ALLOWED_ROUNDS,
                         help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
-    parser.add_argument("--start-bonus", default=START_BONUS_CHOICES[0], choices=START_BONUS_CHOICES,
+    parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
                         help="Luna's starting research token: drawn at random, or none")
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the shipped data")
     parser.add_argument("--engine", default="numba", choices=ENGINES,

@@ -21,6 +21,8 @@ from sim.gamedata import LEVEL_KEYS
 
 # The built-in profiles: one file each in sim/data/players (an overlay may add more).
 SCRIPTED_PROFILES = builtin_profiles()
+#: "random": one starting research token per seat, drawn at random; "none": no token.
+DEFAULT_START_BONUS = "random"
 _LEVELS_ITEM = re.compile(r"^(?P<first>[0-9]+)(?:-(?P<last>[0-9]+))?$")
 _SEAT_PATTERN = re.compile(r"^(?:luna:(?P<level>[^,@]+)|scripted:(?P<profile>[a-z_]+)(?:@(?P<strength>[^,]+))?)$")
 
@@ -52,7 +54,7 @@ class GameConfig:
 
     seats: tuple[Seat, ...]
     rounds: int = ROUNDS  # or SINGULARITY_ROUNDS with the threat card "Singularity"
-    start_bonus: str = "random"  # "random": one starting research token per seat; "none": no token
+    start_bonus: str = DEFAULT_START_BONUS  # or "none" (see START_BONUS_CHOICES)
     luna_seats: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:

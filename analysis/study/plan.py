@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.schema import BASE_VARIANT, MANIFEST_FILE
+from sim.config import DEFAULT_START_BONUS
 from sim.constants import LEVELS, MAX_LEVEL, MIN_LEVEL, ROUNDS, builtin_profiles
 
 STUDY_FILE = "study.json"
@@ -28,7 +29,6 @@ DEFAULT_GAMES = 200_000
 DEFAULT_SEED = 2026
 DEFAULT_LEVELS: tuple[int, ...] = LEVELS
 DEFAULT_RESULTS = "results"
-DEFAULT_START_BONUS = "random"
 #: Version of the study.json layout; bump when its meaning changes.
 STUDY_FORMAT = 1
 #: The manifest settings that decide whether a stored part is the part wanted. Engine, workers and
