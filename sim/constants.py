@@ -24,6 +24,7 @@ LEVELS: tuple[int, ...] = tuple(range(9))  # Luna's difficulty levels 0-8
 MIN_LEVEL, MAX_LEVEL = LEVELS[0], LEVELS[-1]
 SLOT_LETTERS = "ABCDE"  # Luna's action slots, left to right
 N_SLOTS = len(SLOT_LETTERS)
+SWITCHED_SLOTS = ("A", "E")  # the slots that start off; a level switches them on in some round
 MAJORITY_SIDES = ("left", "right")  # Luna's two majority slots
 
 # ---------------------------------------------------------------- the board

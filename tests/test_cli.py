@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +15,8 @@ import pytest
 from sim import engines as engines_module
 from sim.cli import main
 from sim.columns import ROUND_NUMERIC, SEAT_COLUMNS
+from sim.config import ConfigError, parse_levels
+from sim.constants import LEVELS
 
 CHECK_RUN = Path(__file__).resolve().parents[2] / "shared" / "tools" / "check_run.py"
 
@@ -170,3 +174,55 @@ def test_parity_finds_the_crossing_inside_its_interval(tmp_path, capsys):
 def test_parity_rejects_profiles_that_cannot_cross(capsys, profile, message):
     assert main(["parity", "--profile", profile, "--games", "5", "--quiet"]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("text", "levels"), [
+    ("0-8", list(LEVELS)), ("2,5,8", [2, 5, 8]), ("0,4-5", [0, 4, 5]), (" 5 , 3,3 ", [3, 5]), ("4-4", [4]),
+])
+def test_parse_levels(text, levels):
+    assert parse_levels(text) == levels
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("1-2-3", "'1-2-3' in '1-2-3' is not a level or a range"),
+    ("3-1", "runs downwards"),
+    ("x", "'x' in 'x' is not a level"),
+    ("1,,2", "'' in '1,,2' is not a level"),
+    ("", "is not a level"),
+    ("9", "'9' is outside the levels 0-8"),
+    ("7-9", "outside the levels"),
+    ("-1", "is not a level"),
+])
+def test_malformed_levels_are_refused(text, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        parse_levels(text)
+
+
+@pytest.mark.parametrize("command", [["levels", "--games", "5"], ["parity", "--profile", "balanced", "--games", "5"],
+                                     ["study", "--games", "5", "--results-dir", "{tmp}"]])
+@pytest.mark.parametrize("levels", ["1-2-3", "3-1", "x", "1,,2", "9"])
+def test_malformed_levels_are_one_line_errors(tmp_path, capsys, command, levels):
+    argv = [part.replace("{tmp}", str(tmp_path / "results")) for part in command]
+    assert main([*argv, "--levels", levels, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("luna-balance: --levels: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "results").exists()
+
+
+def test_only_the_command_line_imports_the_command_line():
+    """sim.cli sits on top: a module below it importing it would close a cycle (it once did, through the study)."""
+    root = Path(__file__).resolve().parents[1]
+    offenders = []
+    for path in sorted([*root.glob("sim/**/*.py"), *root.glob("analysis/**/*.py")]):
+        if path == root / "sim" / "cli.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            if any(name == "sim.cli" or name.startswith("sim.cli.") for name in names):
+                offenders.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert offenders == []
