@@ -2,7 +2,7 @@
 
 Everything the kernels need is decided here, in plain Python, once per call: the kernels never see a
 pydantic model, a string or a dict, and they do no validation. The encoding mirrors
-``sim/reference.py`` clause by clause; where the reference relies on a Python idiom (a list slice,
+``sim/reference/`` clause by clause; where the reference relies on a Python idiom (a list slice,
 ``dict.get``, a sort key on a track id string), the table stores the value that idiom produces.
 
 Encodings
