@@ -26,8 +26,8 @@ from sim.reference.board import (
     seat_shares,
     take_column,
 )
-from sim.reference.luna import gain_helium, luna_turn, majority_values, plan_luna
-from sim.reference.players import count_blocked_majorities, plan_player, player_helium, player_turn
+from sim.reference.luna import luna_turn, majority_values, move_marker, plan_luna
+from sim.reference.players import count_blocked_majorities, plan_player, player_turn
 from sim.reference.state import (
     NO_CARD,
     NO_COMPANY,
@@ -138,11 +138,9 @@ def setup_luna(rules: Rules, level: int, rng: Stream) -> LunaState:
 
 
 def apply_starting_token(rules: Rules, state: GameState, seat: int, token: StartingToken) -> None:
-    """A starting research token's bonus, moved by the usual rules."""
-    if token.helium is not None and state.seats[seat].player is not None:
-        player_helium(rules, state, seat, token.helium)
-    elif token.helium is not None:
-        gain_helium(rules, state, seat, token.helium)
+    """A starting research token's bonus (tank marker or company track), moved by the usual rules."""
+    if token.helium is not None:
+        move_marker(rules, state, seat, "helium", token.helium)
     else:
         advance_track(rules, state, seat, rules.companies.index(token.company), token.steps)
 
