@@ -17,9 +17,15 @@ modules. So every kernel is cached in a folder named after a hash of all those s
 (:data:`KERNEL_SOURCES`): an edit in any of them gives a fresh folder, and the next run compiles anew.
 The folder is ``$NUMBA_CACHE_DIR/luna-balance-<hash>`` when the user set ``NUMBA_CACHE_DIR``, else
 ``sim/fast/__pycache__/luna-balance-<hash>``, else (a read-only install) numba's user-wide cache
-directory. Numba's cache locator reads ``numba.config.CACHE_DIR`` when a function is decorated, so
-:func:`jit` sets it for the moment of each decoration only and leaves the rest of the process (and
-any other library's numba cache) alone.
+directory. An in-tree folder of an older version of the sources is removed when a new one is made
+(a folder under ``NUMBA_CACHE_DIR`` may serve another checkout, so it is left alone there).
+
+How the folder is set: numba's cache locator (``numba/core/caching.py``,
+``UserProvidedCacheLocator``) reads ``numba.config.CACHE_DIR``, the attribute ``NUMBA_CACHE_DIR``
+sets, when a function is decorated with ``cache=True``, and keeps that path for the function's life.
+So :func:`jit` sets the attribute for the moment of each decoration only: the rest of the process
+(any other library's numba cache) keeps the user's setting, and, unlike a change of
+``os.environ``, nothing leaks into child processes.
 """
 
 from __future__ import annotations
@@ -27,8 +33,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 import numba
@@ -71,7 +78,7 @@ def _writable(folder: Path) -> bool:
     return True
 
 
-def cache_dir(digest: str | None = None, environ: dict[str, str] | os._Environ = os.environ) -> Path:
+def cache_dir(digest: str | None = None, environ: Mapping[str, str] = os.environ) -> Path:
     """The folder the kernels are cached in (see the module docstring)."""
     name = CACHE_PREFIX + (digest or sources_hash())
     user_dir = environ.get("NUMBA_CACHE_DIR", "")
@@ -83,7 +90,16 @@ def cache_dir(digest: str | None = None, environ: dict[str, str] | os._Environ =
     return Path(AppDirs(appname="numba", appauthor=False).user_cache_dir) / name
 
 
+def prune_siblings(folder: Path) -> None:
+    """Remove the other versions' cache folders next to ``folder``."""
+    for sibling in folder.parent.glob(CACHE_PREFIX + "*"):
+        if sibling != folder and sibling.is_dir():
+            shutil.rmtree(sibling, ignore_errors=True)
+
+
 CACHE_DIR = cache_dir()
+if CACHE_DIR.parent == PACKAGE_DIR / "__pycache__":
+    prune_siblings(CACHE_DIR)
 
 
 @contextlib.contextmanager
