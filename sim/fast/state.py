@@ -35,8 +35,7 @@ from sim.constants import (
     RESEARCH_ROWS,
     SLOT_LETTERS,
 )
-from sim.fast.rng import BOARD_STREAM
-from sim.rng import seat_stream
+from sim.rng import BOARD_STREAM, seat_stream
 from sim.tables import (
     MAX_ACTION_CARDS,
     MAX_CARDS,
@@ -52,6 +51,7 @@ from sim.tables import (
 NO_CARD = -1
 NOBODY = -1
 DECK, STACK, DISCARD = 0, 1, 2  # Luna's piles (GameState.piles)
+N_PILES = 3
 N_STREAMS = 1 + max(BOARD_STREAM, *(seat_stream(seat) for seat in range(MAX_SEATS)))
 N_SIDES = len(MAJORITY_SIDES)
 N_ROWS = len(RESEARCH_ROWS)
@@ -130,7 +130,7 @@ STATE_FIELDS = [
     ("cash", np.int64, (MAX_SEATS,), "CrypCoin"),
     ("cards_gained", np.int64, (MAX_SEATS,), "action cards collected"),
     ("card_shares", np.int64, (MAX_SEATS, N_COMPANIES), "extra shares on collected action cards, per company"),
-    ("pile_len", np.int64, (MAX_SEATS, 3), "cards in each of Luna's piles (DECK, STACK, DISCARD)"),
+    ("pile_len", np.int64, (MAX_SEATS, N_PILES), "cards in each of Luna's piles (DECK, STACK, DISCARD)"),
     ("slots", np.int64, (MAX_SEATS, N_SLOTS), "card in action slot A-E, or -1"),
     ("slot_on", np.int8, (MAX_SEATS, N_SLOTS), "slot A-E switched ON"),
     ("majority", np.int64, (MAX_SEATS, N_SIDES), "card in the left/right majority slot, or -1"),
@@ -171,7 +171,7 @@ SCRATCH_FIELDS = [
     ("pool", np.int64, (MAX_TOKENS,), "starting-token pool"),
     ("letters", np.int64, (MAX_LETTERS,), "track letters (sorted) in shuffled order"),
     ("action_deck", np.int64, (MAX_ACTION_CARDS,), "action-card deck, top last (action_deck_len cards)"),
-    ("piles", np.int64, (MAX_SEATS, 3, MAX_CARDS), "Luna's DECK, grade-2 STACK and DISCARD pile, top last"),
+    ("piles", np.int64, (MAX_SEATS, N_PILES, MAX_CARDS), "Luna's DECK, grade-2 STACK and DISCARD pile, top last"),
     ("plan", np.int64, (MAX_SEATS, N_SLOTS), "this round's action kinds (ACTION_KINDS), in slot order"),
     ("aims", np.int64, (MAX_SEATS, N_SLOTS, 3),
      "per planned action: (card, -1, 0), (row, space, generation) or (-1, -1, 0)"),
