@@ -11,28 +11,28 @@ cost more than the random numbers being measured.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from sim.fast import _GAMMA, _U32, _game_state, _mix64
+from sim.fast._jit import jit
+from sim.fast.rng import GAMMA, U32, game_state, mix64
 
 ROUNDS = 7
 SLOTS = 3
 
 
-@numba.njit(cache=True, nogil=True)
+@jit  # the engine's options and cache folder: it calls the engine's RNG kernels
 def play_floor(seed, first_game, deck_size, out):
     """Shuffle and draw Luna's deck for games ``first_game ..``; ``out[g]`` gets a checksum of game g."""
     deck = np.zeros(deck_size, np.int64)
     discard = np.zeros(deck_size, np.int64)
     drawn = np.zeros(SLOTS + 2, np.int64)
     for index in range(out.shape[0]):
-        state = _mix64((_game_state(seed, np.uint64(first_game + index)) ^ np.uint64(1)) + _GAMMA)  # seat 0
+        state = mix64((game_state(seed, np.uint64(first_game + index)) ^ np.uint64(1)) + GAMMA)  # seat 0
         for i in range(deck_size):
             deck[i] = i
         for i in range(deck_size - 1, 0, -1):
-            state += _GAMMA
-            j = np.int64(((_mix64(state) >> _U32) * np.uint64(i + 1)) >> _U32)
+            state += GAMMA
+            j = np.int64(((mix64(state) >> U32) * np.uint64(i + 1)) >> U32)
             deck[i], deck[j] = deck[j], deck[i]
         in_deck, in_discard = deck_size, 0
         checksum = 0
@@ -43,8 +43,8 @@ def play_floor(seed, first_game, deck_size, out):
                         deck[i] = discard[i]
                     in_deck, in_discard = in_discard, 0
                     for i in range(in_deck - 1, 0, -1):
-                        state += _GAMMA
-                        j = np.int64(((_mix64(state) >> _U32) * np.uint64(i + 1)) >> _U32)
+                        state += GAMMA
+                        j = np.int64(((mix64(state) >> U32) * np.uint64(i + 1)) >> U32)
                         deck[i], deck[j] = deck[j], deck[i]
                 in_deck -= 1
                 drawn[k] = deck[in_deck]
@@ -52,8 +52,8 @@ def play_floor(seed, first_game, deck_size, out):
             for k in range(SLOTS + 2):
                 discard[in_discard + k] = drawn[k]
             for i in range(SLOTS - 1, 0, -1):  # the slot cards go face up in random order
-                state += _GAMMA
-                j = in_discard + np.int64(((_mix64(state) >> _U32) * np.uint64(i + 1)) >> _U32)
+                state += GAMMA
+                j = in_discard + np.int64(((mix64(state) >> U32) * np.uint64(i + 1)) >> U32)
                 discard[in_discard + i], discard[j] = discard[j], discard[in_discard + i]
             in_discard += SLOTS + 2
         out[index] = checksum

@@ -1,0 +1,129 @@
+"""The numba options of every kernel, set once, and the on-disk cache they compile into.
+
+``jit`` is the one decorator of the engine's kernels (``jit_parallel`` adds ``parallel=True`` for the
+prange driver):
+
+* ``cache=True``: compiled code is reused across processes;
+* ``nogil=True``: callers may run chunks in threads;
+* ``error_model="numpy"`` and no ``boundscheck``: the tables are validated in Python
+  (:func:`sim.tables.build_tables`), so the kernels need no Python-style checks;
+* no ``fastmath``: a scripted seat's float arithmetic must round exactly as Python's does.
+
+The cache folder. Numba checks a cached function against the source of the file that defines it, and
+nothing else; but the kernels freeze module-level constants of other files at compile time (output
+column positions from ``sim/columns.py``, opcodes and capacities from ``sim/tables.py``, sizes from
+``sim/constants.py``, the SplitMix64 constants from ``sim/rng.py``) and call kernels of their sibling
+modules. So every kernel is cached in a folder named after a hash of all those sources
+(:data:`KERNEL_SOURCES`): an edit in any of them gives a fresh folder, and the next run compiles anew.
+The folder is ``$NUMBA_CACHE_DIR/luna-balance-<hash>`` when the user set ``NUMBA_CACHE_DIR``, else
+``sim/fast/__pycache__/luna-balance-<hash>``, else (a read-only install) numba's user-wide cache
+directory. An in-tree folder of an older version of the sources is removed when a new one is made
+(a folder under ``NUMBA_CACHE_DIR`` may serve another checkout, so it is left alone there).
+
+How the folder is set: numba's cache locator (``numba/core/caching.py``,
+``UserProvidedCacheLocator``) reads ``numba.config.CACHE_DIR``, the attribute ``NUMBA_CACHE_DIR``
+sets, when a function is decorated with ``cache=True``, and keeps that path for the function's life.
+So :func:`jit` sets the attribute for the moment of each decoration only: the rest of the process
+(any other library's numba cache) keeps the user's setting, and, unlike a change of
+``os.environ``, nothing leaks into child processes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+
+import numba
+from numba.misc.appdirs import AppDirs
+
+from sim.constants import COMPANIES
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+SIM_DIR = PACKAGE_DIR.parent
+# Every source the compiled kernels depend on: this package and each sim module it imports (a test
+# checks that importing sim.fast loads no other sim module).
+KERNEL_SOURCES: tuple[Path, ...] = (
+    *sorted(PACKAGE_DIR.glob("*.py")),
+    *(SIM_DIR / name for name in ("columns.py", "config.py", "constants.py", "gamedata.py", "rng.py", "tables.py")),
+)
+CACHE_PREFIX = "luna-balance-"
+
+OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy", "boundscheck": False}
+
+
+def sources_hash(paths: Iterable[Path] = KERNEL_SOURCES, facts: str = repr(COMPANIES)) -> str:
+    """A short hash of the sources' names and contents and of ``facts``.
+
+    ``facts`` are the values the kernels freeze that no source file holds: the company names, read
+    from ``sim/data/moon.toml``, whose count sets the output column positions.
+    """
+    digest = hashlib.sha256(facts.encode())
+    for path in paths:
+        digest.update(path.name.encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
+
+
+def cache_dir(digest: str | None = None, environ: Mapping[str, str] = os.environ) -> Path:
+    """The folder the kernels are cached in (see the module docstring)."""
+    name = CACHE_PREFIX + (digest or sources_hash())
+    user_dir = environ.get("NUMBA_CACHE_DIR", "")
+    if user_dir:
+        return Path(user_dir) / name
+    in_tree = PACKAGE_DIR / "__pycache__" / name
+    if _writable(in_tree):
+        return in_tree
+    return Path(AppDirs(appname="numba", appauthor=False).user_cache_dir) / name
+
+
+def prune_siblings(folder: Path) -> None:
+    """Remove the other versions' cache folders next to ``folder``."""
+    for sibling in folder.parent.glob(CACHE_PREFIX + "*"):
+        if sibling != folder and sibling.is_dir():
+            shutil.rmtree(sibling, ignore_errors=True)
+
+
+CACHE_DIR = cache_dir()
+if CACHE_DIR.parent == PACKAGE_DIR / "__pycache__":
+    prune_siblings(CACHE_DIR)
+
+
+@contextlib.contextmanager
+def _caching_into(folder: Path) -> Iterator[None]:
+    saved = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = str(folder)
+    try:
+        yield
+    finally:
+        numba.config.CACHE_DIR = saved
+
+
+def jit(function: Callable | None = None, **options) -> Callable:
+    """``numba.njit`` with the engine's options (module docstring), cached in :data:`CACHE_DIR`.
+
+    Used bare (``@jit``) on every kernel; keyword ``options`` add to or override the engine's.
+    """
+    def decorate(function: Callable) -> Callable:
+        with _caching_into(CACHE_DIR):
+            return numba.njit(**{**OPTIONS, **options})(function)
+
+    return decorate if function is None else decorate(function)
+
+
+def jit_parallel(function: Callable) -> Callable:
+    """:func:`jit` with ``parallel=True``: for the prange over blocks of games only."""
+    return jit(function, parallel=True)

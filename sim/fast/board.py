@@ -1,0 +1,367 @@
+"""The shared board: companies and their tracks, expansion, the display, research plans, bonus spaces.
+
+Each kernel mirrors the ``sim/reference.py`` function named in its docstring; where the two read
+differently the comment says why they agree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.constants import DISPLAY_SPACES, N_COMPANIES, RESEARCH_ROW_SPACES
+from sim.fast._jit import jit
+from sim.fast.bits import highest_sector, lowest_sector, sector_bit
+from sim.fast.rng import U1
+from sim.fast.state import NO_CARD, NOBODY
+
+# ---------------------------------------------------------------- companies
+
+
+@jit
+def set_owner(st, sector, company):
+    """``sector_owner[sector] = company`` (company -1 vacates), keeping the owner masks in step."""
+    bit = sector_bit(sector)
+    previous = st.sector_owner[sector]
+    if previous >= 0:
+        st.owned[previous] &= ~bit
+    st.sector_owner[sector] = company
+    if company >= 0:
+        st.owned[company] |= bit
+
+
+@jit
+def occupied(st):
+    """Sector mask of every outpost on the board."""
+    mask = np.uint64(0)
+    for company in range(N_COMPANIES):
+        mask |= st.owned[company]
+    return mask
+
+
+@jit
+def column_coins(t, vacant):
+    """``column_coins``: ``sum(coin_icons[:vacant])``, with Python's slice semantics for any ``vacant``."""
+    size = t.column_size
+    if vacant >= size:
+        return t.coin_prefix[size]
+    if vacant >= 0:
+        return t.coin_prefix[vacant]
+    if vacant >= -size:
+        return t.coin_prefix[size + vacant]
+    return 0
+
+
+@jit
+def station_add(t, st, company, column, delta):
+    """Put ``delta`` outposts back into (negative: take them from) a station column, keeping the
+    company's value and vacant-space count current."""
+    st.vacant[company, column] -= delta
+    value = 0
+    total = 0
+    for c in range(t.n_columns):
+        vacant = st.vacant[company, c]
+        value += column_coins(t, vacant)
+        total += vacant
+    st.value[company] = value
+    st.vacant_sum[company] = total
+    st.order_dirty = 1
+
+
+@jit
+def ensure_order(t, st):
+    """Sort the companies by value again if a station changed (``companies_by_value``)."""
+    if st.order_dirty == 0:
+        return
+    st.order_dirty = 0
+    for company in range(N_COMPANIES):
+        st.order[company] = company
+    # Insertion sort on the reference's key (-value, -vacant spaces, track id); the key is a total
+    # order (companies use distinct track letters), so any correct sort gives the same result.
+    for i in range(1, N_COMPANIES):
+        company = st.order[i]
+        key_side = t.side_rank[st.track_side[company]]
+        j = i
+        while j > 0:
+            other = st.order[j - 1]
+            if st.value[company] != st.value[other]:
+                before = st.value[company] > st.value[other]
+            elif st.vacant_sum[company] != st.vacant_sum[other]:
+                before = st.vacant_sum[company] > st.vacant_sum[other]
+            else:
+                before = key_side < t.side_rank[st.track_side[other]]
+            if not before:
+                break
+            st.order[j] = other
+            j -= 1
+        st.order[j] = company
+    for i in range(N_COMPANIES):
+        st.rank[st.order[i]] = i
+
+
+@jit
+def lead_margins(t, st, seat):
+    """``lead_margins``: her marker minus the best other marker (others stand on 0 or beyond)."""
+    for company in range(N_COMPANIES):
+        best = 0
+        for other in range(t.n_seats):
+            if other != seat and st.track_pos[other, company] > best:
+                best = st.track_pos[other, company]
+        st.margin[company] = st.track_pos[seat, company] - best
+
+
+@jit
+def select_companies(t, st, seat, by_lead, first, count):
+    """``select_companies``: fill ``chosen`` with ``count`` companies from position ``first`` of a ranking."""
+    ensure_order(t, st)
+    if by_lead:
+        lead_margins(t, st, seat)
+        # largest margin first, ties to the more valuable company
+        for i in range(N_COMPANIES):
+            st.lead_order[i] = st.order[i]
+        for i in range(1, N_COMPANIES):
+            company = st.lead_order[i]
+            j = i
+            while j > 0 and st.margin[st.lead_order[j - 1]] < st.margin[company]:
+                st.lead_order[j] = st.lead_order[j - 1]
+                j -= 1
+            st.lead_order[j] = company
+        ranking = st.lead_order
+    else:
+        ranking = st.order
+    n = 0
+    for i in range(first, min(first + count, N_COMPANIES)):
+        st.chosen[n] = ranking[i]
+        n += 1
+    st.n_chosen = n
+
+
+# ---------------------------------------------------------------- company tracks
+
+@jit
+def advance_track(t, st, seat, company, steps):
+    """``advance_track``: Luna pays what she can at a barrier, a scripted seat stops unless it pays in full."""
+    side = st.track_side[company]
+    scripted = t.seat_level[seat] < 0
+    for _ in range(steps):
+        position = st.track_pos[seat, company]
+        if position >= t.track_spaces:
+            st.cash[seat] += t.past_end
+            continue
+        price = t.barrier_price[side, position]
+        if scripted and price > st.cash[seat]:
+            break
+        st.cash[seat] -= min(price, st.cash[seat])
+        st.cash[seat] += t.threshold_reward[side, position]
+        st.track_pos[seat, company] = position + 1
+
+
+# ---------------------------------------------------------------- expansion
+
+@jit
+def take_column(t, st, company):
+    """``take_column``: most vacant column whose final space is occupied, ties to the logo; -1 if none."""
+    best = -1
+    for column in range(t.n_columns):
+        vacant = st.vacant[company, column]
+        if vacant < t.column_size and (best < 0 or vacant > st.vacant[company, best]):
+            best = column
+    return best
+
+
+@jit
+def return_column(t, st, company):
+    """``return_column``: the take column if it has a vacant home space; otherwise, among all columns,
+    most vacant, then fewest coin icons, then closest to the logo."""
+    column = take_column(t, st, company)
+    if column >= 0 and st.vacant[company, column] > 0:
+        return column
+    best = 0
+    for column in range(1, t.n_columns):
+        vacant, held = st.vacant[company, column], st.vacant[company, best]
+        if vacant > held or (vacant == held and column_coins(t, vacant) < column_coins(t, held)):
+            best = column
+    return best
+
+
+@jit
+def reachable(t, st, company):
+    """``reachable_sectors`` as a sector mask: the station's contacts and the neighbours of its outposts."""
+    mask = t.touches_mask[company]
+    mine = st.owned[company]
+    while mine != 0:
+        mask |= t.adjacent_mask[lowest_sector(mine)]
+        mine &= mine - U1
+    return mask
+
+
+@jit
+def place_outpost(t, st, seat, company, column, target):
+    """An outpost of ``company`` from station ``column`` into sector ``target``, placed by ``seat``."""
+    station_add(t, st, company, column, -1)
+    set_owner(st, target, company)
+    st.placer[target] = seat
+    st.outposts_placed[seat] += 1
+
+
+@jit
+def expand_company(t, st, seat, points, lowest):
+    """``expand_company`` for the companies in ``chosen``: less valuable first, ``points`` outposts each."""
+    ensure_order(t, st)
+    n = st.n_chosen
+    for i in range(n):
+        company = st.chosen[i]
+        j = i
+        while j > 0 and st.rank[st.expand_order[j - 1]] < st.rank[company]:
+            st.expand_order[j] = st.expand_order[j - 1]
+            j -= 1
+        st.expand_order[j] = company
+    for i in range(n):
+        company = st.expand_order[i]
+        for _ in range(points):
+            column = take_column(t, st, company)
+            if column < 0:
+                break  # no outpost left to place: the remaining points are forfeited
+            within = reachable(t, st, company)
+            free = within & ~occupied(st)
+            if free != 0:
+                target = lowest_sector(free) if lowest else highest_sector(free)
+            else:
+                # every reachable sector is held: oust the rival she is farthest behind (smallest margin,
+                # ties to the more valuable company)
+                lead_margins(t, st, seat)
+                ensure_order(t, st)
+                victim = -1
+                for rival in range(N_COMPANIES):
+                    if rival == company or (st.owned[rival] & within) == 0:
+                        continue
+                    if victim < 0 or st.margin[rival] < st.margin[victim] or (
+                            st.margin[rival] == st.margin[victim] and st.rank[rival] < st.rank[victim]):
+                        victim = rival
+                if victim < 0:
+                    break
+                held = within & st.owned[victim]
+                target = lowest_sector(held) if lowest else highest_sector(held)
+                station_add(t, st, victim, return_column(t, st, victim), 1)
+                st.ousted[seat] += 1
+                placer = st.placer[target]
+                if placer != NOBODY and t.seat_level[placer] < 0:
+                    st.outposts_ousted_by_luna[placer] += 1
+            place_outpost(t, st, seat, company, column, target)
+
+
+# ---------------------------------------------------------------- the display
+
+@jit
+def refill_display(st):
+    """``refill_display``: each empty space, in order, from the top of the action-card deck."""
+    for space in range(DISPLAY_SPACES):
+        if st.display[space] == NO_CARD and st.action_deck_len > 0:
+            st.action_deck_len -= 1
+            st.display[space] = st.action_deck[st.action_deck_len]
+
+
+@jit
+def take_display_card(t, st, seat, space):
+    """``take_display_card``: the card (if any) goes to the seat, with its extra share."""
+    card = st.display[space]
+    if card != NO_CARD:
+        st.cards_gained[seat] += 1
+        st.card_holder[card] = seat
+        share = t.action_share[card]
+        if share >= 0:
+            st.card_shares[seat, share] += 1
+        st.display[space] = NO_CARD
+
+
+@jit
+def gain_cards(t, st, seat, cells):
+    """``gain_card`` with a matrix: the display spaces of the set bits of ``cells``, in space order."""
+    space = 0
+    while cells:
+        if cells & 1:
+            take_display_card(t, st, seat, space)
+        cells >>= 1
+        space += 1
+
+
+@jit
+def gain_most_valuable_share(t, st, seat):
+    """``gain_card`` with ``most_valuable_share``: lowest space showing a share of the best company shown."""
+    shown = 0
+    for space in range(DISPLAY_SPACES):
+        card = st.display[space]
+        if card != NO_CARD and t.action_share[card] >= 0:
+            shown |= 1 << t.action_share[card]
+    if shown == 0:
+        return
+    ensure_order(t, st)
+    best = -1
+    for i in range(N_COMPANIES):
+        if shown & (1 << st.order[i]):
+            best = st.order[i]
+            break
+    for space in range(DISPLAY_SPACES):
+        card = st.display[space]
+        if card != NO_CARD and t.action_share[card] == best:
+            take_display_card(t, st, seat, space)
+            return
+
+
+# ---------------------------------------------------------------- research plans
+
+@jit
+def refill_plan_row(st, row):
+    """``refill_plan_row``: each empty space of the row, in order, from the row's deck."""
+    for space in range(RESEARCH_ROW_SPACES):
+        if st.plan_rows[row, space] == 0 and st.plan_decks[row] > 0:
+            st.plan_rows[row, space] = 1
+            st.plan_decks[row] -= 1
+            st.plan_generation[row, space] += 1
+
+
+@jit
+def discard_plans(st, seat, row, cells):
+    """``discard_research_plan`` with a matrix: the plans on the set bits of ``cells``, then the refill."""
+    space = 0
+    while cells:
+        if cells & 1 and st.plan_rows[row, space]:
+            st.plan_rows[row, space] = 0
+            st.luna_discarded[row, space] |= np.int64(1) << st.plan_generation[row, space]
+            st.plans_discarded[seat] += 1
+        cells >>= 1
+        space += 1
+    refill_plan_row(st, row)
+
+
+@jit
+def flip_special_plan(t, st):
+    """``flip_special_plan``: the next special plan face up, if any is left."""
+    flipped = st.specials_flipped
+    if flipped < t.n_special:
+        st.special[flipped] = 1
+        st.specials_flipped = flipped + 1
+
+
+@jit
+def discard_latest_special(t, st, seat):
+    """``discard_research_plan`` of the special plans: the latest face-up one is removed."""
+    for i in range(t.n_special - 1, -1, -1):
+        if st.special[i] == 1:
+            st.special[i] = 2
+            st.plans_discarded[seat] += 1
+            return
+
+
+# ---------------------------------------------------------------- bonus spaces
+
+@jit
+def place_bonus_markers(st, seat, cells):
+    """``place_bonus_marker``: a marker on each free space of the set bits of ``cells`` while she has one."""
+    space = 0
+    while cells:
+        if cells & 1 and st.bonus_owner[space] == NOBODY and st.markers[seat] > 0:
+            st.bonus_owner[space] = seat
+            st.markers[seat] -= 1
+            st.markers_placed[seat] += 1
+        cells >>= 1
+        space += 1

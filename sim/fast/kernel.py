@@ -1,0 +1,164 @@
+"""The drivers: a block of games on one state record, the serial and parallel loops over blocks, and
+the public :func:`play_chunk_numba` (validate in Python, then a jitted kernel fills preallocated arrays).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numba
+import numpy as np
+
+from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC
+from sim.config import GameConfig
+from sim.fast._jit import jit, jit_parallel
+from sim.fast.game import play_game, setup_template
+from sim.fast.rng import MASK64
+from sim.fast.state import R_GAME, RESET_BYTES, SEAT_INT_COLUMNS, STATE_DTYPE
+from sim.gamedata import GameData
+from sim.tables import build_tables
+
+if TYPE_CHECKING:
+    from sim.run import Chunk
+
+# Games played with one allocation of scratch state; also the unit of work of the parallel loop.
+BLOCK_GAMES = 256
+N_INT_COLUMNS = len(SEAT_INT_COLUMNS)
+N_ROUND_COLUMNS = len(ROUND_NUMERIC)
+_STATE_BYTES = STATE_DTYPE.itemsize
+
+
+@jit
+def _play_block(tables, seed, first_game, detail, first, stop, out_int, out_won, out_rounds):
+    """Play the chunk's games ``first .. stop - 1`` with one state record, into the output columns."""
+    t = tables[0]
+    # Row 0 is the game's state, row 1 the template each game starts from: a game is reset by copying
+    # the template's reset fields (state.RESET_BYTES) over the state.
+    memory = np.zeros((2, _STATE_BYTES), np.uint8)
+    st = memory[0].view(STATE_DTYPE)[0]
+    setup_template(t, memory[1].view(STATE_DTYPE)[0])
+    for index in range(first, stop):
+        game = first_game + index
+        memory[0, :RESET_BYTES] = memory[1, :RESET_BYTES]
+        play_game(t, st, seed, game, detail)
+        # Only this loop touches the output arrays: numba reference-counts an array at every call it
+        # is passed to, so the per-game functions work on the state record alone.
+        for seat in range(t.n_seats):
+            row = index * t.n_seats + seat
+            for column in range(N_INT_COLUMNS):
+                out_int[column, row] = st.result[seat, column]
+            out_won[row] = st.won[seat]
+        if detail:
+            for k in range(t.n_luna):
+                for rnd in range(t.rounds):
+                    row = (index * t.n_luna + k) * t.rounds + rnd
+                    for column in range(N_ROUND_COLUMNS):
+                        out_rounds[column, row] = st.round_rows[k, rnd, column]
+                    out_rounds[R_GAME, row] = game
+
+
+@jit
+def _block_count(tables, out_won):
+    """The number of ``BLOCK_GAMES`` blocks in a chunk of ``out_won.shape[0] // n_seats`` games."""
+    count = out_won.shape[0] // tables[0].n_seats
+    return count, (count + BLOCK_GAMES - 1) // BLOCK_GAMES
+
+
+# The serial and the parallel driver are two Python functions on purpose: numba keys its on-disk cache
+# by function (file, name, line) and argument types, not by options, so one function jitted twice would
+# share one cache entry and whichever variant compiled first would be loaded for both (issue 9).
+
+@jit
+def _play_games(tables, seed, first_game, detail, out_int, out_won, out_rounds):
+    """Serial driver: every block of the chunk in order (arguments as :func:`_play_games_parallel`)."""
+    count, blocks = _block_count(tables, out_won)
+    for block in range(blocks):
+        first = block * BLOCK_GAMES
+        _play_block(tables, seed, first_game, detail, first, min(count, first + BLOCK_GAMES), out_int, out_won,
+                    out_rounds)
+
+
+@jit_parallel
+def _play_games_parallel(tables, seed, first_game, detail, out_int, out_won, out_rounds):
+    """Play games ``first_game .. first_game + count - 1`` into preallocated columns, a block per prange step.
+
+    Parameters
+    ----------
+    tables : TABLES_DTYPE array, shape (1,)
+        The compiled data and configuration (:func:`sim.tables.build_tables`).
+    seed : uint64
+        The run seed modulo 2**64.
+    first_game : int64
+        Game number of the chunk's first game.
+    detail : bool
+        Fill ``out_rounds``.
+    out_int : int64 array, shape (len(SEAT_INT_COLUMNS), count * n_seats)
+        Integer per-seat columns; row ``g * n_seats + seat`` is seat ``seat`` of the chunk's game ``g``.
+    out_won : float64 array, shape (count * n_seats,)
+        Win share of each row.
+    out_rounds : int64 array, shape (len(ROUND_NUMERIC), count * n_luna * rounds), or (..., 0) without detail
+        Row ``(g * n_luna + k) * rounds + round - 1`` is the k-th Luna seat in that round.
+
+    Each block of ``BLOCK_GAMES`` games is one iteration of the loop; every game draws only from its
+    own streams, so neither the blocks nor the threads change any result.
+    """
+    count, blocks = _block_count(tables, out_won)
+    for block in numba.prange(blocks):
+        first = block * BLOCK_GAMES
+        _play_block(tables, seed, first_game, detail, first, min(count, first + BLOCK_GAMES), out_int, out_won,
+                    out_rounds)
+
+
+def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: int, count: int,
+                     detail: bool) -> Chunk:
+    """Play games ``first_game .. first_game + count - 1`` with the numba engine.
+
+    Parameters
+    ----------
+    data : GameData
+        The validated game data (``sim.gamedata.load_game_data``).
+    config : GameConfig
+        The seats, rounds and starting bonus.
+    seed : int
+        The run seed; only its value modulo 2**64 matters.
+    first_game : int
+        Game number of the first game, ``0 <= first_game`` and ``first_game + count <= 2**63``.
+    count : int
+        Games to play, ``count >= 0``.
+    detail : bool
+        Also return the per-round rows of every Luna seat.
+
+    Returns
+    -------
+    Chunk
+        The same :class:`sim.run.Chunk` as ``play_chunk_reference`` with the same arguments: the same
+        columns, dtypes, row order and numbers. ``seats`` maps ``"game"``, ``"seat"`` and each name of
+        ``sim.columns.SEAT_NUMERIC`` to an array of shape ``(count * n_seats,)`` (row
+        ``g * n_seats + seat``; int64, ``won`` float64); ``rounds`` is ``None`` without ``detail``,
+        else maps each name of ``sim.columns.ROUND_NUMERIC`` to an int64 array of shape
+        ``(count * n_luna * rounds,)`` (row ``(g * n_luna + k) * rounds + round - 1`` for the k-th
+        Luna seat).
+
+    Raises
+    ------
+    ValueError
+        For a negative ``count`` or game number, or data beyond the kernels' capacities.
+    """
+    from sim.run import Chunk  # sim.run imports this module lazily; importing it here keeps that one-way
+
+    if count < 0:
+        raise ValueError(f"count must be at least 0, got {count}")
+    if first_game < 0 or first_game + count > 2**63:
+        raise ValueError(f"first_game must be a non-negative game number, got {first_game}")
+    tables = build_tables(data, config)
+    rows = count * len(config.seats)
+    round_rows = count * len(config.luna_seats) * config.rounds if detail else 0
+    out_int = np.empty((N_INT_COLUMNS, rows), dtype=np.int64)
+    out_won = np.empty(rows, dtype=np.float64)
+    out_rounds = np.empty((N_ROUND_COLUMNS, round_rows), dtype=np.int64)
+    kernel = _play_games_parallel if count > BLOCK_GAMES and numba.get_num_threads() > 1 else _play_games
+    kernel(tables, np.uint64(seed & MASK64), np.int64(first_game), bool(detail), out_int, out_won, out_rounds)
+    ints = dict(zip(SEAT_INT_COLUMNS, out_int, strict=True))
+    seats = {name: out_won if name == "won" else ints[name] for name in ("game", "seat", *SEAT_NUMERIC)}
+    rounds = dict(zip(ROUND_NUMERIC, out_rounds, strict=True)) if detail else None
+    return Chunk(seats=seats, rounds=rounds)

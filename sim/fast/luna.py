@@ -1,0 +1,236 @@
+"""Luna: her deck, her tank and upload tracks, a card's actions, her majority values, plan and turns.
+
+Each kernel mirrors the ``sim/reference.py`` function named in its docstring.
+"""
+
+from __future__ import annotations
+
+from sim.constants import N_SLOTS
+from sim.fast._jit import jit
+from sim.fast.board import (
+    advance_track,
+    discard_latest_special,
+    discard_plans,
+    expand_company,
+    gain_cards,
+    gain_most_valuable_share,
+    place_bonus_markers,
+    select_companies,
+)
+from sim.fast.rng import seat_stream, shuffle
+from sim.fast.state import DECK, DISCARD, N_SIDES, NO_CARD, STACK
+from sim.tables import (
+    OP_ADVANCE_COMPANY,
+    OP_ADVANCE_RESEARCH,
+    OP_DISCARD_PLAN_MATCH,
+    OP_DISCARD_SPECIAL,
+    OP_EXPAND_COMPANY,
+    OP_GAIN_CARD_MATCH,
+    OP_GAIN_CARD_SHARE,
+    OP_GAIN_COIN,
+    OP_GAIN_HELIUM,
+    OP_PLACE_BONUS_MARKER,
+    OP_SLOT_CELLS,
+    REVEAL_HELIUM,
+    REVEAL_RESEARCH,
+)
+
+TANK, UPLOAD = 0, 1  # the two marker tracks of move_marker: helium, research
+SLOT_A, SLOT_E = 0, N_SLOTS - 1  # the slots the tank and upload switches turn ON
+
+# ---------------------------------------------------------------- Luna's deck
+
+
+@jit
+def draw_luna_card(t, st, seat):
+    """``draw_luna_card``: top card; an empty deck is rebuilt from the discard pile plus one grade-2 card."""
+    if st.pile_len[seat, DECK] == 0:
+        if st.pile_len[seat, DISCARD] == 0 and st.pile_len[seat, STACK] == 0:
+            return NO_CARD
+        n = st.pile_len[seat, DISCARD]
+        for i in range(n):
+            st.piles[seat, DECK, i] = st.piles[seat, DISCARD, i]
+        st.pile_len[seat, DISCARD] = 0
+        if t.level_grade2[t.seat_level[seat]] and st.pile_len[seat, STACK] > 0:
+            st.pile_len[seat, STACK] -= 1
+            st.piles[seat, DECK, n] = st.piles[seat, STACK, st.pile_len[seat, STACK]]
+            n += 1
+            st.grade2_by_reshuffle[seat] += 1
+        shuffle(st, seat_stream(seat), st.piles[seat, DECK, :n])
+        st.reshuffles[seat] += 1
+        st.pile_len[seat, DECK] = n
+        if n == 0:
+            return NO_CARD
+    st.pile_len[seat, DECK] -= 1
+    return st.piles[seat, DECK, st.pile_len[seat, DECK]]
+
+
+@jit
+def fire_token(st, seat):
+    """``fire_token``: one grade-2 card face down on top of her deck, if the stack has one."""
+    if st.pile_len[seat, STACK] > 0:
+        st.pile_len[seat, STACK] -= 1
+        st.piles[seat, DECK, st.pile_len[seat, DECK]] = st.piles[seat, STACK, st.pile_len[seat, STACK]]
+        st.pile_len[seat, DECK] += 1
+        st.grade2_by_token[seat] += 1
+
+
+@jit
+def discard(st, seat, card):
+    """A card face up on top of her discard pile."""
+    st.piles[seat, DISCARD, st.pile_len[seat, DISCARD]] = card
+    st.pile_len[seat, DISCARD] += 1
+
+
+# ---------------------------------------------------------------- the tank and upload tracks
+
+@jit
+def move_marker(t, st, seat, track, steps):
+    """``move_marker``: a seat's tank (``TANK``) or upload (``UPLOAD``) marker forward step by step.
+
+    Reaching the switch space turns slot A (tank) or E (upload) ON, except at a Luna level without
+    switches; reaching a Luna token fires it (a marker only moves forward, so each token is reached at
+    most once, as the reference's removal from its token list ensures); each step past the end pays.
+    """
+    level = t.seat_level[seat]
+    luna = level >= 0
+    switches = t.level_switches[level] if luna else True
+    if track == TANK:
+        end, switch_at, slot = t.tank_max, t.tank_switch_at, SLOT_A
+    else:
+        end, switch_at, slot = t.research_max, t.research_switch_at, SLOT_E
+    for _ in range(steps):
+        position = st.helium[seat] if track == TANK else st.research[seat]
+        if position >= end:
+            st.cash[seat] += t.past_end
+            continue
+        position += 1
+        if track == TANK:
+            st.helium[seat] = position
+        else:
+            st.research[seat] = position
+        if switches and position == switch_at:
+            st.slot_on[seat, slot] = 1
+        if luna:
+            token = t.level_helium_token[level, position] if track == TANK else t.level_research_token[level, position]
+            if token:
+                fire_token(st, seat)
+
+
+# ---------------------------------------------------------------- a card's actions
+
+@jit
+def resolve_card(t, st, seat, card, slot):
+    """``resolve_card``: the card's opcode rows top to bottom, as played from ``slot``."""
+    st.n_chosen = 0
+    for op in range(t.card_op_start[card], t.card_op_start[card + 1]):
+        code = t.ops[op, 0]
+        count = t.ops[op, 1]
+        if code == OP_GAIN_COIN:
+            st.cash[seat] += count
+        elif code == OP_GAIN_HELIUM:
+            move_marker(t, st, seat, TANK, count)
+        elif code == OP_ADVANCE_RESEARCH:
+            move_marker(t, st, seat, UPLOAD, count)
+        elif code == OP_ADVANCE_COMPANY:
+            select_companies(t, st, seat, t.ops[op, 2], t.ops[op, 3], t.ops[op, 4])
+            for i in range(st.n_chosen):
+                advance_track(t, st, seat, st.chosen[i], count)
+        elif code == OP_EXPAND_COMPANY:
+            expand_company(t, st, seat, count, t.ops[op, 2])
+        elif code == OP_GAIN_CARD_MATCH:
+            gain_cards(t, st, seat, t.ops[op, OP_SLOT_CELLS + slot])
+        elif code == OP_GAIN_CARD_SHARE:
+            gain_most_valuable_share(t, st, seat)
+        elif code == OP_DISCARD_PLAN_MATCH:
+            discard_plans(st, seat, t.ops[op, 2], t.ops[op, OP_SLOT_CELLS + slot])
+        elif code == OP_DISCARD_SPECIAL:
+            discard_latest_special(t, st, seat)
+        elif code == OP_PLACE_BONUS_MARKER:
+            place_bonus_markers(st, seat, t.ops[op, OP_SLOT_CELLS + slot])
+
+
+@jit
+def apply_reveal(t, st, seat, card):
+    """``apply_reveal``: a majority card's reveal moves her tank or upload marker."""
+    kind = t.card_reveal[card, 0]
+    if kind == REVEAL_HELIUM:
+        move_marker(t, st, seat, TANK, t.card_reveal[card, 1])
+    elif kind == REVEAL_RESEARCH:
+        move_marker(t, st, seat, UPLOAD, t.card_reveal[card, 1])
+
+
+@jit
+def majority_value(t, st, seat, index):
+    """``majority_values(...)[index]``: titanium, carbon (left card), energy, minerals (right card),
+    scientists (both cards) that Luna seat ``seat`` shows this round; a missing card counts 0."""
+    if index < 2 * N_SIDES:
+        card = st.majority[seat, index // 2]
+        return t.card_majority[card, index % 2] if card != NO_CARD else 0
+    scientists = 0
+    for side in range(N_SIDES):
+        card = st.majority[seat, side]
+        if card != NO_CARD:
+            scientists += t.card_majority[card, 2]
+    return scientists
+
+
+# ---------------------------------------------------------------- her round
+
+@jit
+def plan_luna(t, st, seat):
+    """``plan_luna``: a card face down in each ON slot, then the two majority cards and their reveals."""
+    for slot in range(N_SLOTS):
+        st.slots[seat, slot] = NO_CARD
+        if st.slot_on[seat, slot]:
+            card = draw_luna_card(t, st, seat)
+            st.slots[seat, slot] = card
+            if card != NO_CARD and st.slot_first_round[seat, slot] == 0:
+                st.slot_first_round[seat, slot] = st.round
+    for side in range(N_SIDES):
+        st.majority[seat, side] = draw_luna_card(t, st, seat)
+    for side in range(N_SIDES):
+        if st.majority[seat, side] != NO_CARD:
+            apply_reveal(t, st, seat, st.majority[seat, side])
+    st.next_slot[seat] = 0
+    st.passed[seat] = 0
+
+
+@jit
+def end_luna_actions(t, st, seat):
+    """``end_luna_actions``: slot cards (A-E order, then shuffled) onto the discard pile; the new top card's
+    larger majority value sends that side's majority card to the discard pile."""
+    start = st.pile_len[seat, DISCARD]
+    n = 0
+    for slot in range(N_SLOTS):
+        if st.slots[seat, slot] != NO_CARD:
+            st.piles[seat, DISCARD, start + n] = st.slots[seat, slot]
+            n += 1
+        st.slots[seat, slot] = NO_CARD
+    # shuffling the cards where they land on the pile draws exactly what shuffling them first would
+    shuffle(st, seat_stream(seat), st.piles[seat, DISCARD, start:start + n])
+    st.pile_len[seat, DISCARD] = start + n
+    if n > 0:
+        top = st.piles[seat, DISCARD, start + n - 1]
+        left, right = t.card_majority[top, 0], t.card_majority[top, 1]
+        side = 0 if left > right else 1 if right > left else -1
+        if side >= 0 and st.majority[seat, side] != NO_CARD:
+            discard(st, seat, st.majority[seat, side])
+            st.majority[seat, side] = NO_CARD
+    st.passed[seat] = 1
+
+
+@jit
+def luna_turn(t, st, seat):
+    """``luna_turn``: flip the leftmost face-down slot card and resolve it; after the rightmost, clean up."""
+    slot = st.next_slot[seat]
+    while slot < N_SLOTS and st.slots[seat, slot] == NO_CARD:
+        slot += 1
+    if slot < N_SLOTS:
+        resolve_card(t, st, seat, st.slots[seat, slot], slot)
+        slot += 1
+        while slot < N_SLOTS and st.slots[seat, slot] == NO_CARD:
+            slot += 1
+    st.next_slot[seat] = slot
+    if slot >= N_SLOTS:
+        end_luna_actions(t, st, seat)

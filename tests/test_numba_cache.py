@@ -1,0 +1,140 @@
+"""The numba engine's on-disk cache: one folder per version of the kernels' sources, the user's
+``NUMBA_CACHE_DIR`` respected, and the parallel driver never loading the serial driver's code."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import pytest
+
+from sim.fast import _jit
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_python(code: str, **environ: str) -> dict:
+    """Run ``code`` in a fresh interpreter on this checkout; it prints one JSON object, returned here."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           **environ}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+# ---------------------------------------------------------------- the folder name
+
+def test_editing_any_dependency_changes_the_cache_folder(tmp_path):
+    copies = []
+    for source in _jit.KERNEL_SOURCES:
+        copy = tmp_path / source.relative_to(ROOT)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, copy)
+        copies.append(copy)
+    original = _jit.sources_hash(copies)
+    assert original == _jit.sources_hash(_jit.KERNEL_SOURCES)  # names and contents, not locations
+    assert _jit.CACHE_DIR.name == _jit.CACHE_PREFIX + original
+    for copy in copies:
+        text = copy.read_bytes()
+        copy.write_bytes(text + b"\n# edited\n")
+        assert _jit.sources_hash(copies) != original, f"an edit of {copy.name} keeps the cache folder"
+        copy.write_bytes(text)
+    assert _jit.sources_hash(copies) == original
+    assert _jit.sources_hash(copies, facts=repr(("a", "b", "c", "d"))) != original  # the company names count
+
+
+def test_the_sources_cover_every_sim_module_the_engine_imports():
+    found = run_python("import json, sys; import sim.fast; "
+                       "print(json.dumps({'modules': sorted(m.__file__ for n, m in sys.modules.items() "
+                       "if n.startswith('sim.') and getattr(m, '__file__', None))}))")
+    imported = {Path(name).resolve() for name in found["modules"]}
+    assert _jit.PACKAGE_DIR / "kernel.py" in imported
+    missing = imported - {path.resolve() for path in _jit.KERNEL_SOURCES}
+    assert not missing, f"sim modules the kernels import but the cache folder's hash ignores: {missing}"
+
+
+def test_the_default_folder_is_in_tree_and_a_user_folder_wins(tmp_path):
+    digest = _jit.sources_hash()  # the current version's folder: checking it is writable creates no new one
+    assert _jit.cache_dir(digest, environ={}) == _jit.PACKAGE_DIR / "__pycache__" / f"luna-balance-{digest}"
+    assert _jit.cache_dir("0123", environ={"NUMBA_CACHE_DIR": str(tmp_path)}) == tmp_path / "luna-balance-0123"
+
+
+def test_a_new_in_tree_folder_removes_the_older_versions(tmp_path):
+    current, older, other = tmp_path / "luna-balance-new", tmp_path / "luna-balance-old", tmp_path / "keep-me"
+    for folder in (current, older, other):
+        folder.mkdir()
+    _jit.prune_siblings(current)
+    assert current.is_dir() and other.is_dir() and not older.exists()
+
+
+def test_jit_leaves_numba_s_cache_setting_alone():
+    before = numba.config.CACHE_DIR
+
+    @_jit.jit
+    def twice(x):
+        return 2 * x
+
+    assert numba.config.CACHE_DIR == before
+    assert twice(21) == 42
+
+
+def test_a_user_numba_cache_dir_is_respected(tmp_path):
+    found = run_python(
+        "import json, numba, numpy as np\n"
+        "from sim.fast import _jit\n"
+        "from sim.fast.rng import mix64\n"
+        "mix64(np.uint64(1))\n"
+        "print(json.dumps({'folder': str(_jit.CACHE_DIR), 'numba': numba.config.CACHE_DIR}))\n",
+        NUMBA_CACHE_DIR=str(tmp_path))
+    folder = Path(found["folder"])
+    assert folder.parent == tmp_path and folder.name.startswith(_jit.CACHE_PREFIX)
+    assert found["numba"] == str(tmp_path)  # the process's own setting is left as the user made it
+    assert list(folder.rglob("rng.mix64-*.nbi")), "the kernel was not cached in the user's folder"
+
+
+# ---------------------------------------------------------------- serial and parallel drivers (issue 9)
+
+_DRIVERS = """
+import json, numba
+from sim.config import GameConfig, parse_seats
+from sim.fast import kernel, play_chunk_numba
+from sim.gamedata import load_game_data
+
+play_chunk_numba(load_game_data(), GameConfig(seats=parse_seats("luna:3")), 1, 0, {games}, False)
+
+
+def described(dispatcher):
+    if not dispatcher.overloads:
+        return None
+    (compiled,) = dispatcher.overloads.values()
+    # The parallel backend's scheduler, which only code compiled with parallel=True calls. A library
+    # loaded from the cache keeps the names it links against in its linking module.
+    functions = {{function.name for function in compiled.library._shared_module.functions}}
+    return {{"scheduler": sorted(functions & {{"allocate_sched", "do_scheduling_signed", "do_scheduling_unsigned"}}),
+             "loaded": sum(dispatcher.stats.cache_hits.values()),
+             "compiled": sum(dispatcher.stats.cache_misses.values())}}
+
+
+print(json.dumps({{"threads": numba.get_num_threads(), "serial": described(kernel._play_games),
+                  "parallel": described(kernel._play_games_parallel)}}))
+"""
+
+
+@pytest.mark.slow
+def test_the_parallel_driver_runs_parallel_code_after_the_serial_one_was_cached(tmp_path):
+    environ = {"NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_NUM_THREADS": "2"}
+    # a small run first, as a user's first try or the test suite would: the serial driver is compiled
+    small = run_python(_DRIVERS.format(games=100), **environ)
+    assert small["threads"] == 2 and small["parallel"] is None
+    assert small["serial"]["compiled"] == 1 and small["serial"]["scheduler"] == []
+    # then a large run, twice: the parallel driver compiles its own code, then loads it from the cache
+    for loaded in (0, 1):
+        large = run_python(_DRIVERS.format(games=1000), **environ)
+        assert large["serial"] is None, "the large run did not take the parallel driver"
+        assert large["parallel"]["loaded"] == loaded and large["parallel"]["compiled"] == 1 - loaded
+        assert large["parallel"]["scheduler"], "the parallel driver runs serial code"
