@@ -2,8 +2,14 @@
 
 Both engines return the numeric columns below as arrays (one row per game and seat, games in
 order, seats in order within a game; rounds likewise per game, Luna seat and round); the run
-driver adds the text columns (kind, profile, card ids).
+driver adds the text columns (kind, profile, card ids). :class:`Chunk` is what an engine returns.
 """
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
 
 from sim.constants import COMPANIES, MAJORITY_TYPES, SLOT_LETTERS, SWITCHED_SLOTS
 
@@ -42,3 +48,14 @@ ROUND_NUMERIC = (
     "reshuffles", "grade2_entered", "grade2_by_reshuffle", "grade2_by_token", "deck_size_start",
     "helium", "research", "cash",
 )
+
+
+Columns = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Games ``first_game .. first_game + count - 1`` of one run, as numeric columns."""
+
+    seats: Columns  # "game", "seat" and SEAT_NUMERIC
+    rounds: Columns | None  # ROUND_NUMERIC, or None without detail

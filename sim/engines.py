@@ -17,20 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim import reference
-from sim.columns import ROUND_CARD_COLUMNS, ROUND_MAJORITY_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC
+from sim.columns import ROUND_CARD_COLUMNS, ROUND_MAJORITY_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
 from sim.gamedata import GameData
-
-Columns = dict[str, np.ndarray]
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """Games ``first_game .. first_game + count - 1`` of one run, as numeric columns."""
-
-    seats: Columns  # SEAT_NUMERIC plus "game" and "seat"
-    rounds: Columns | None  # ROUND_NUMERIC, or None without detail
-
 
 PlayChunk = Callable[[GameData, GameConfig, int, int, int, bool], Chunk]
 
@@ -85,10 +74,10 @@ def _load_numba() -> PlayChunk:
 def _numba_problems(data: GameData, config: GameConfig) -> str:
     # The table compiler checks everything the kernels' fixed capacities cannot hold; it is plain
     # Python and numpy, so this neither imports numba nor plays a game.
-    from sim.tables import build_tables
+    from sim.tables import compile_tables
 
     try:
-        build_tables(data, config)
+        compile_tables(data, config)
     except ValueError as error:
         return str(error)
     return ""

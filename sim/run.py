@@ -28,18 +28,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC
+from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC, Chunk, Columns
 from sim.config import GameConfig
 from sim.constants import BACKENDS, DEFAULT_CHUNK_GAMES
-from sim.engines import Chunk, Columns, PlayChunk, check_engine, engine_function, play_chunk_reference
+from sim.engines import PlayChunk, check_engine, engine_function
 from sim.gamedata import GameData
 from sim.summary import StreamingSummary
-
-# Re-exported until the merge only: sim/fast.py (the numba engine) imports Chunk from here, and
-# analysis/study.py and its tests reach engine_function, play_chunk_reference and DEFAULT_CHUNK here.
-DEFAULT_CHUNK = DEFAULT_CHUNK_GAMES
-__all__ = ["DEFAULT_CHUNK", "Chunk", "OutputPathError", "RunOptions", "engine_function", "play_chunk_reference",
-           "run_simulation"]
 
 
 @dataclass(frozen=True)

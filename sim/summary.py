@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from sim.columns import SEAT_NUMERIC
+from sim.columns import SEAT_NUMERIC, Columns
 from sim.config import GameConfig
-from sim.engines import Columns
 
 
 class StreamingSummary:

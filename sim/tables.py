@@ -455,6 +455,3 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     t["token_company"][: len(tokens)] = [companies.index(token.company) if token.company else -1 for token in tokens]
     t["token_steps"][: len(tokens)] = [token.steps or 0 for token in tokens]
     return record
-
-
-build_tables = compile_tables  # removed at merge

@@ -10,9 +10,10 @@ import numba
 import numpy as np
 import pytest
 
+from sim.columns import Chunk
 from sim.config import SCRIPTED_PROFILES, GameConfig, parse_seats
 from sim.constants import LEVELS
-from sim.engines import Chunk, play_chunk_reference
+from sim.engines import play_chunk_reference
 from sim.fast import play_chunk_numba
 from sim.gamedata import load_game_data
 

@@ -1,7 +1,7 @@
 """The numba engine: the reference engine's rules compiled to machine code, bit for bit the same results.
 
 ``play_chunk_numba`` is the only public name. It validates and flattens the data once per call
-(:func:`sim.tables.build_tables`), preallocates the output columns, and hands both to a jitted kernel
+(:func:`sim.tables.compile_tables`), preallocates the output columns, and hands both to a jitted kernel
 that plays the games. Each kernel mirrors the reference function of the same name (``sim/reference.py``);
 where the two read differently the comment says why they agree.
 

@@ -6,7 +6,7 @@ prange driver):
 * ``cache=True``: compiled code is reused across processes;
 * ``nogil=True``: callers may run chunks in threads;
 * ``error_model="numpy"`` and no ``boundscheck``: the tables are validated in Python
-  (:func:`sim.tables.build_tables`), so the kernels need no Python-style checks;
+  (:func:`sim.tables.compile_tables`), so the kernels need no Python-style checks;
 * no ``fastmath``: a scripted seat's float arithmetic must round exactly as Python's does.
 
 The cache folder. Numba checks a cached function against the source of the file that defines it, and
@@ -49,7 +49,8 @@ SIM_DIR = PACKAGE_DIR.parent
 # checks that importing sim.fast loads no other sim module).
 KERNEL_SOURCES: tuple[Path, ...] = (
     *sorted(PACKAGE_DIR.glob("*.py")),
-    *(SIM_DIR / name for name in ("columns.py", "config.py", "constants.py", "gamedata.py", "rng.py", "tables.py")),
+    *(SIM_DIR / name for name in ("columns.py", "config.py", "constants.py", "gamedata.py", "playerdata.py", "rng.py",
+                                   "strict.py", "tables.py")),
 )
 CACHE_PREFIX = "luna-balance-"
 

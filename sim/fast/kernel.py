@@ -4,22 +4,17 @@ the public :func:`play_chunk_numba` (validate in Python, then a jitted kernel fi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numba
 import numpy as np
 
-from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC
+from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
 from sim.fast._jit import jit, jit_parallel
 from sim.fast.game import play_game, setup_template
 from sim.fast.rng import MASK64
 from sim.fast.state import R_GAME, RESET_BYTES, SEAT_INT_COLUMNS, STATE_DTYPE
 from sim.gamedata import GameData
-from sim.tables import build_tables
-
-if TYPE_CHECKING:
-    from sim.run import Chunk
+from sim.tables import compile_tables
 
 # Games played with one allocation of scratch state; also the unit of work of the parallel loop.
 BLOCK_GAMES = 256
@@ -85,7 +80,7 @@ def _play_games_parallel(tables, seed, first_game, detail, out_int, out_won, out
     Parameters
     ----------
     tables : TABLES_DTYPE array, shape (1,)
-        The compiled data and configuration (:func:`sim.tables.build_tables`).
+        The compiled data and configuration (:func:`sim.tables.compile_tables`).
     seed : uint64
         The run seed modulo 2**64.
     first_game : int64
@@ -131,7 +126,7 @@ def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: 
     Returns
     -------
     Chunk
-        The same :class:`sim.run.Chunk` as ``play_chunk_reference`` with the same arguments: the same
+        The same :class:`sim.columns.Chunk` as ``play_chunk_reference`` with the same arguments: the same
         columns, dtypes, row order and numbers. ``seats`` maps ``"game"``, ``"seat"`` and each name of
         ``sim.columns.SEAT_NUMERIC`` to an array of shape ``(count * n_seats,)`` (row
         ``g * n_seats + seat``; int64, ``won`` float64); ``rounds`` is ``None`` without ``detail``,
@@ -144,13 +139,11 @@ def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: 
     ValueError
         For a negative ``count`` or game number, or data beyond the kernels' capacities.
     """
-    from sim.run import Chunk  # sim.run imports this module lazily; importing it here keeps that one-way
-
     if count < 0:
         raise ValueError(f"count must be at least 0, got {count}")
     if first_game < 0 or first_game + count > 2**63:
         raise ValueError(f"first_game must be a non-negative game number, got {first_game}")
-    tables = build_tables(data, config)
+    tables = compile_tables(data, config)
     rows = count * len(config.seats)
     round_rows = count * len(config.luna_seats) * config.rounds if detail else 0
     out_int = np.empty((N_INT_COLUMNS, rows), dtype=np.int64)
