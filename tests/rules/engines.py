@@ -120,7 +120,7 @@ class NumbaEngine:
     def setup_game(self, rules, seed, game):
         """The kernel's setup, written over the reference's (which supplies only what the record lacks)."""
         state, rngs = ref.setup_game(rules, seed, game)
-        nb.run(rules, state, rngs, nb.SETUP, seed, game)
+        nb.setup(rules, seed, game, state, rngs)
         return state, rngs
 
     def plan_luna(self, rules, state, seat, rng):

@@ -19,7 +19,8 @@ Facts only the reference keeps, and how they come back:
 * ``LunaState.cards_played``: counted from the slots the kernel resolved (``luna_turn``: the slot its
   turn pointer passed; ``play_round``: the round record's cards).
 * the order of a seat's collected cards: cards still held keep their order, new ones follow in the
-  order of the display spaces they were taken from (the only order the rules take them in).
+  order of the display spaces they were taken from (one card action takes them in that order; over
+  several turns of a round the order is lost, and no rule reads it).
 * ``Stream.draws``: recovered from the stream state's advance (the state moves by a fixed odd constant
   per draw).
 * a scripted seat's ``plans_taken``: not kept by the numba engine (no rules test asserts it).
@@ -351,7 +352,7 @@ def from_record(rules: ref.Rules, rec: np.ndarray, state: ref.GameState, rngs=No
 
 
 def _cards_back(rules: ref.Rules, r, seat: int, holder: ref.SeatState, display_before: list[int]) -> None:
-    held = {int(card) for card in np.flatnonzero(r["card_holder"] == seat)}
+    held = {int(card) for card in np.flatnonzero(r["card_holder"][: len(rules.action_cards)] == seat)}
     kept = [card for card in holder.cards if card in held]
     new = [card for card in display_before if card in held and card not in kept]
     if set(kept + new) != held:
@@ -417,6 +418,15 @@ def _player_back(r, seat: int, player: ref.PlayerState) -> None:
 def kernel_value(rules: ref.Rules, op: int, a: int = 0) -> int:
     """A kernel operation that reads only the tables (``COLUMN_COINS``)."""
     return int(_apply(tables_for(rules), np.zeros(1, STATE_DTYPE), op, a, 0, 0, 0))
+
+
+def setup(rules: ref.Rules, seed: int, game: int, state: ref.GameState, rngs: list) -> None:
+    """The kernel's setup of game (``seed``, ``game``), in a zeroed record, written over ``state`` and ``rngs``.
+
+    ``state`` is the reference's setup of the same game: it supplies only what the record does not hold."""
+    rec = np.zeros(1, STATE_DTYPE)
+    _apply(tables_for(rules), rec, SETUP, seed, game, 0, 0)
+    from_record(rules, rec, state, rngs)
 
 
 def run(rules: ref.Rules, state: ref.GameState, rngs, op: int, a: int = 0, b: int = 0, c: int = 0, d: int = 0, *,

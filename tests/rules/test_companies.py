@@ -192,7 +192,7 @@ def test_farthest_behind_is_the_most_spaces_behind_the_leader():
 
 # Reference only: the numba engine has no farthest_behind of its own (it is the oust-victim choice inside
 # _expand_company, driven on both engines by test_expansion's oust tests).
-def test_behind_nowhere_takes_the_shared_lead_then_the_smallest_lead(engine):
+def test_behind_nowhere_takes_the_shared_lead_then_the_smallest_lead():
     rules, state, seat = _lead_game([3, 5, 4, 3], [[3, 3, 3, 3]])  # margins [0, 2, 1, 0]
     assert ref.farthest_behind(rules, state, seat, [0, 1, 2, 3]) == ASTROGO  # shared; astrogo more valuable
     assert ref.farthest_behind(rules, state, seat, [TAWAC, SKYMINE]) == SKYMINE  # smallest lead
