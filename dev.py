@@ -2,7 +2,7 @@
 """Create the project's environment if needed, then run one of its jobs.
 
     python3 dev.py study [ARGS...]   the main job: a real study with a report (luna-balance study)
-    python3 dev.py test  [ARGS...]   lint, then the whole test suite (pytest)
+    python3 dev.py test  [ARGS...]   lint, then the whole test suite (pytest, on every core)
     python3 dev.py bench [ARGS...]   the benchmark table
     python3 dev.py run   ARGS...     any luna-balance command, e.g. run simulate --seats luna:5 --games 1000 --out r
 
@@ -49,7 +49,10 @@ def main(argv: list[str]) -> int:
         lint = subprocess.run([BIN / "ruff", "check", "sim", "analysis", "tests", "benchmarks", "dev.py"])
         if lint.returncode != 0:
             return lint.returncode
-        return subprocess.run([BIN / "python", "-m", "pytest", *rest]).returncode
+        # every core: pytest-xdist's workers; "-n 0" (or any -n) on the command line overrides it
+        chosen = any(arg.startswith(("-n", "--numprocesses")) for arg in rest)
+        parallel = [] if chosen else ["-n", "auto"]
+        return subprocess.run([BIN / "python", "-m", "pytest", *parallel, *rest]).returncode
     if job == "bench":
         return subprocess.run([BIN / "python", "-m", "benchmarks.run", *rest]).returncode
     if job == "study":

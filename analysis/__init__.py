@@ -8,10 +8,20 @@ stats
     Score summaries, win rates (Wilson), level ladder, paired variant-vs-base differences.
 deck
     Deck-cycle, majority-value and blocking tables from Luna's per-round records.
+plotting
+    The shared style of every figure and the drawing helpers.
 plots
-    One matplotlib Figure per function, in one shared style.
+    One matplotlib Figure per function, in that style.
+render
+    Writes a report: CSV/PNG/SVG files, ``report.md`` and a self-contained ``report.html``.
 report
-    CSV/PNG/SVG files, ``report.md`` and a self-contained ``report.html``.
+    The standard run report's tables, figures and sections.
+study
+    A whole balance study: its plan, the runner that plays it (resumable) and its report.
+parity
+    The strength at which a scripted profile wins half its games against Luna.
+schema
+    The analysis' names for the simulator's output columns (from :mod:`sim.columns`).
 
 Submodules are not imported here, so ``import analysis.stats`` does not pull in matplotlib.
 """

@@ -23,11 +23,12 @@ from analysis.schema import (
     SWITCHED_SLOTS,
 )
 from analysis.stats import score_summary
+from sim.constants import ROUNDS
 
 _ROMAN = {"I": 1, "II": 2, "III": 3}
 #: Rounds in a standard game; tables cover at least these so games that never reach a round
 #: (the Singularity threat ends after round 6) still show it.
-STANDARD_ROUNDS = 7
+STANDARD_ROUNDS = ROUNDS
 
 
 def card_sort_key(card: str) -> tuple[int, int, str]:

@@ -157,7 +157,8 @@ def _check_seats(frame: pd.DataFrame, path: Path) -> None:
     category_sum = frame[list(CATEGORY_SCORES)].sum(axis=1)
     bad_totals = int((category_sum != frame[SCORE_TOTAL]).sum())
     if bad_totals:
-        raise ValueError(f"{path}: {SCORE_TOTAL} differs from the sum of the 7 categories in {bad_totals} row(s)")
+        raise ValueError(f"{path}: {SCORE_TOTAL} differs from the sum of the {len(CATEGORY_SCORES)} categories in "
+                         f"{bad_totals} row(s)")
     won_per_game = frame.groupby("game")["won"].sum()
     bad_games = won_per_game.index[~np.isclose(won_per_game.to_numpy(), 1.0)]
     if len(bad_games):

@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats import wilson_interval
-from sim.config import GameConfig, Seat
+from sim.config import DEFAULT_START_BONUS, GameConfig, Seat
+from sim.constants import ROUNDS
+from sim.engines import engine_function
 from sim.gamedata import GameData
-from sim.run import engine_function
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class WinRateCurve:
     """Win share of one scripted profile against one Luna level, as a function of strength (memoised)."""
 
     def __init__(self, data: GameData, profile: str, level: int, games: int, seed: int, engine: str,
-                 rounds: int = 7, start_bonus: str = "random") -> None:
+                 rounds: int = ROUNDS, start_bonus: str = DEFAULT_START_BONUS) -> None:
         self.data, self.profile, self.level = data, profile, level
         self.games, self.seed, self.rounds, self.start_bonus = games, seed, rounds, start_bonus
         self.play = engine_function(engine)
@@ -84,8 +85,8 @@ def strength_at_parity(curve: WinRateCurve, low: float = 0.25, high: float = 4.0
 
 
 def parity_table(data: GameData, profile: str, levels: list[int], games: int, seed: int, engine: str,
-                 tolerance: float = 0.01, progress: Callable[[int], None] | None = None, rounds: int = 7,
-                 start_bonus: str = "random") -> pd.DataFrame:
+                 tolerance: float = 0.01, progress: Callable[[int], None] | None = None, rounds: int = ROUNDS,
+                 start_bonus: str = DEFAULT_START_BONUS) -> pd.DataFrame:
     """Strength at parity per level, one row each."""
     rows = []
     for level in levels:

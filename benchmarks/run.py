@@ -34,9 +34,9 @@ import numpy as np
 
 from benchmarks.floor import play_floor
 from sim.config import GameConfig, parse_seats
+from sim.engines import play_chunk_reference
 from sim.fast import play_chunk_numba
 from sim.gamedata import load_game_data
-from sim.run import play_chunk_reference
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 1

@@ -6,10 +6,25 @@ import argparse
 import sys
 from pathlib import Path
 
-from sim.config import ConfigError, GameConfig, parse_seats
+# The study's plan module imports no pandas or matplotlib, so building the parser stays cheap.
+from analysis.study.plan import DEFAULT_GAMES, DEFAULT_NAME, DEFAULT_RESULTS, DEFAULT_SEED
+from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, parse_levels, parse_seats
+from sim.constants import (
+    ALLOWED_ROUNDS,
+    BACKENDS,
+    DEFAULT_CHUNK_GAMES,
+    MAX_LEVEL,
+    MIN_LEVEL,
+    ROUNDS,
+    SINGULARITY_ROUNDS,
+    START_BONUS_CHOICES,
+)
+from sim.engines import ENGINES
 from sim.gamedata import DataError, load_game_data
+from sim.progress import progress_bar
 
 EXIT_USAGE = 2
+_ALL_LEVELS = f"{MIN_LEVEL}-{MAX_LEVEL}"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -21,16 +36,17 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_game_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seed", type=int, default=1, help="run seed (default 1)")
-    parser.add_argument("--rounds", type=int, default=7, choices=(6, 7),
-                        help="7, or 6 for the threat card Singularity")
-    parser.add_argument("--start-bonus", default="random", choices=("random", "none"),
+    parser.add_argument("--seed", type=int, default=1, help="run seed (default %(default)s)")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, choices=ALLOWED_ROUNDS,
+                        help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
+    parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
                         help="Luna's starting research token: drawn at random, or none")
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the shipped data")
-    parser.add_argument("--engine", default="numba", choices=("reference", "numba"),
+    parser.add_argument("--engine", default="numba", choices=ENGINES,
                         help="numba (default, fast) or reference (readable); both give identical numbers")
     parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
-    parser.add_argument("--chunk-size", type=int, default=20_000, help="games per chunk written")
+    parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_GAMES,
+                        help="games per chunk written (default %(default)s)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -46,26 +62,26 @@ def build_parser() -> argparse.ArgumentParser:
                           help="also write luna_rounds.parquet (one row per game, Luna seat and round)")
     simulate.add_argument("--aggregate-only", action="store_true",
                           help="keep streaming summaries (aggregate.parquet, histograms.parquet), not per-game rows")
-    simulate.add_argument("--backend", default="local", choices=("local", "dask"),
+    simulate.add_argument("--backend", default="local", choices=BACKENDS,
                           help="where chunks run: local processes (joblib) or a Dask cluster")
     simulate.add_argument("--scheduler", default=None, help="Dask scheduler address, with --backend dask")
     _add_game_options(simulate)
 
     parity = commands.add_parser("parity", help="strength at which a scripted profile wins half its games, per level")
     parity.add_argument("--profile", required=True, help="scripted profile, e.g. balanced")
-    parity.add_argument("--levels", default="0-8", help="e.g. 0-8 or 2,5,8")
-    parity.add_argument("--games", type=int, default=20_000, help="games per strength tried (default 20000)")
+    parity.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8")
+    parity.add_argument("--games", type=int, default=20_000, help="games per strength tried (default %(default)s)")
     parity.add_argument("--tolerance", type=float, default=0.01, help="bisection stops at this strength width")
     parity.add_argument("--csv", default=None, help="also write the table to this CSV file")
     _add_game_options(parity)
 
     levels = commands.add_parser("levels", help="play single-Luna games at each level and print a summary table")
-    levels.add_argument("--games", type=int, default=2_000, help="games per level (default 2000)")
-    levels.add_argument("--levels", default="0-8", help="e.g. 0-8 or 2,5,8")
+    levels.add_argument("--games", type=int, default=2_000, help="games per level (default %(default)s)")
+    levels.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8")
     levels.add_argument("--out", default=None, help="keep the run directories under this folder")
     _add_game_options(levels)
 
-    # The study commands live in the analysis package; it is imported only when they run.
+    # The study's runner and report (pandas, matplotlib) are imported only when these commands run.
     study = commands.add_parser("study", help="play a whole balance study and write its report (resumable)")
     _add_study_arguments(study)
     report = commands.add_parser("report", help="rebuild a study's tables, figures and report from its stored runs")
@@ -74,69 +90,66 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
-    # Defined here rather than in analysis.study so that building the parser never imports pandas and
-    # matplotlib; the defaults match analysis.study's (DEFAULT_GAMES, DEFAULT_SEED, ...).
-    parser.add_argument("--name", default="default", help="study name: it is written to RESULTS_DIR/NAME")
-    parser.add_argument("--games", type=int, default=200_000, help="games per part (default 200000)")
-    parser.add_argument("--levels", default="0-8", help="e.g. 0-8 or 2,5,8 (default 0-8)")
-    parser.add_argument("--seed", type=int, default=2026, help="run seed of every part (default 2026)")
+    parser.add_argument("--name", default=DEFAULT_NAME, help="study name: it is written to RESULTS_DIR/NAME")
+    parser.add_argument("--games", type=int, default=DEFAULT_GAMES, help="games per part (default %(default)s)")
+    parser.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8 (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="run seed of every part (default %(default)s)")
     parser.add_argument("--variant", action="append", default=[], metavar="FILE",
                         help="overlay TOML replayed for every part with the same seeds (repeatable)")
-    parser.add_argument("--engine", default=None, choices=("reference", "numba"),
+    parser.add_argument("--engine", default=None, choices=ENGINES,
                         help="default: numba when it is available, else reference")
     parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or messages")
-    parser.add_argument("--results-dir", default="results", help="parent directory of the study (default results)")
+    parser.add_argument("--results-dir", default=DEFAULT_RESULTS,
+                        help="parent directory of the study (default %(default)s)")
+
+
+def study_command_line(args: argparse.Namespace) -> str:
+    """The ``luna-balance study`` command that repeats this study, recorded in ``study.json``."""
+    words = ["luna-balance", "study", "--name", args.name, "--games", str(args.games), "--levels", args.levels,
+             "--seed", str(args.seed)]
+    for path in args.variant:
+        words += ["--variant", path]
+    if args.engine:
+        words += ["--engine", args.engine]
+    words += ["--results-dir", args.results_dir]
+    return " ".join(words)
 
 
 def command_study(args: argparse.Namespace) -> int:
-    from analysis.study import command_study as run
+    from analysis.study.runner import StudyInterrupted, run_study
 
-    return run(args)
+    levels = parse_levels(args.levels)
+    try:
+        files = run_study(name=args.name, games=args.games, levels=levels, seed=args.seed, variants=args.variant,
+                          engine=args.engine, workers=args.workers, quiet=args.quiet, results_dir=args.results_dir,
+                          command=study_command_line(args))
+    except StudyInterrupted as interrupted:
+        sys.stderr.write(f"luna-balance: {interrupted}\n")
+        return 130
+    print(f"wrote {files.html}")
+    return 0
 
 
 def command_report(args: argparse.Namespace) -> int:
-    from analysis.study import command_report as run
+    from analysis.study.content import render_study_dir
 
-    return run(args)
-
-
-def parse_levels(text: str) -> list[int]:
-    levels: list[int] = []
-    for part in text.split(","):
-        bounds = part.strip().split("-")
-        try:
-            numbers = [int(bound) for bound in bounds]
-        except ValueError:
-            raise ConfigError(f"--levels: {part!r} is not a level or a range like 0-8") from None
-        if len(numbers) == 2:
-            numbers = list(range(numbers[0], numbers[1] + 1))
-        if len(numbers) not in (1, len(numbers)) or any(not 0 <= n <= 8 for n in numbers):
-            raise ConfigError(f"--levels: {part!r} is outside the levels 0-8")
-        levels.extend(numbers)
-    return sorted(set(levels))
-
-
-def _progress_bar(total: int, quiet: bool, label: str):
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="game", desc=label, disable=quiet or not sys.stderr.isatty(),
-                smoothing=0.1, dynamic_ncols=True)
+    files = render_study_dir(args.study_dir)
+    print(f"wrote {files.html}")
+    return 0
 
 
 def command_simulate(args: argparse.Namespace) -> int:
-    from sim.run import run_simulation
+    from sim.run import RunOptions, run_simulation
 
     data = load_game_data(args.overlay)
     config = GameConfig(seats=parse_seats(args.seats, data.players.profiles), rounds=args.rounds,
                         start_bonus=args.start_bonus)
-    if args.games < 1:
-        raise ConfigError(f"--games: must be at least 1, got {args.games}")
-    with _progress_bar(args.games, args.quiet, "simulate") as bar:
-        out = run_simulation(data, config, args.games, args.seed, args.out, engine=args.engine,
-                             detail=args.detail == "rounds", chunk_size=args.chunk_size, workers=args.workers,
-                             overlay=args.overlay, progress=bar.update, aggregate_only=args.aggregate_only,
-                             backend=args.backend, scheduler=args.scheduler)
+    options = RunOptions(games=args.games, seed=args.seed, engine=args.engine, detail=args.detail == "rounds",
+                         chunk_size=args.chunk_size, workers=args.workers, overlay=args.overlay,
+                         aggregate_only=args.aggregate_only, backend=args.backend, scheduler=args.scheduler)
+    with progress_bar(args.games, args.quiet, "simulate") as bar:
+        out = run_simulation(data, config, options, args.out, progress=bar.update)
     print(f"wrote {out}")
     return 0
 
@@ -146,18 +159,18 @@ def command_levels(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
-    from sim.run import run_simulation
+    from sim.run import RunOptions, run_simulation
 
     data = load_game_data(args.overlay)
     levels = parse_levels(args.levels)
+    options = RunOptions(games=args.games, seed=args.seed, engine=args.engine, chunk_size=args.chunk_size,
+                         workers=args.workers, overlay=args.overlay)
     base = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="luna-levels-"))
     frames = []
-    with _progress_bar(args.games * len(levels), args.quiet, "levels") as bar:
+    with progress_bar(args.games * len(levels), args.quiet, "levels") as bar:
         for level in levels:
             config = GameConfig(seats=parse_seats(f"luna:{level}"), rounds=args.rounds, start_bonus=args.start_bonus)
-            out = run_simulation(data, config, args.games, args.seed, base / f"level-{level}", engine=args.engine,
-                                 chunk_size=args.chunk_size, workers=args.workers, overlay=args.overlay,
-                                 progress=bar.update)
+            out = run_simulation(data, config, options, base / f"level-{level}", progress=bar.update)
             frames.append(pd.read_parquet(out / "seats.parquet"))
     seats = pd.concat(frames, ignore_index=True)
     table = seats.groupby("level").agg(
@@ -186,7 +199,7 @@ def command_parity(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise ConfigError(f"--games: must be at least 1, got {args.games}")
     levels = parse_levels(args.levels)
-    with _progress_bar(len(levels), args.quiet, "parity") as bar:
+    with progress_bar(len(levels), args.quiet, "parity") as bar:
         table = parity_table(data, args.profile, levels, args.games, args.seed, args.engine,
                              tolerance=args.tolerance, progress=bar.update, rounds=args.rounds,
                              start_bonus=args.start_bonus)

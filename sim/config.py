@@ -1,4 +1,4 @@
-"""Game configuration shared by both engines: seats, rounds, starting bonus."""
+"""Game configuration shared by both engines (seats, rounds, starting bonus), and the parsers of its options."""
 
 from __future__ import annotations
 
@@ -6,11 +6,24 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from sim.constants import builtin_profiles
+from sim.constants import (
+    ALLOWED_ROUNDS,
+    LEVELS,
+    MAX_LEVEL,
+    MAX_SEATS,
+    MIN_LEVEL,
+    ROUNDS,
+    SINGULARITY_ROUNDS,
+    START_BONUS_CHOICES,
+    builtin_profiles,
+)
 from sim.gamedata import LEVEL_KEYS
 
 # The built-in profiles: one file each in sim/data/players (an overlay may add more).
 SCRIPTED_PROFILES = builtin_profiles()
+#: "random": one starting research token per seat, drawn at random; "none": no token.
+DEFAULT_START_BONUS = "random"
+_LEVELS_ITEM = re.compile(r"^(?P<first>[0-9]+)(?:-(?P<last>[0-9]+))?$")
 _SEAT_PATTERN = re.compile(r"^(?:luna:(?P<level>[^,@]+)|scripted:(?P<profile>[a-z_]+)(?:@(?P<strength>[^,]+))?)$")
 
 
@@ -40,16 +53,17 @@ class GameConfig:
     """What one game is: who sits where, how many rounds, how Luna's starting bonus is drawn."""
 
     seats: tuple[Seat, ...]
-    rounds: int = 7  # 7, or 6 with the threat card "Singularity"
-    start_bonus: str = "random"  # "random": one starting research token per seat; "none": no token
+    rounds: int = ROUNDS  # or SINGULARITY_ROUNDS with the threat card "Singularity"
+    start_bonus: str = DEFAULT_START_BONUS  # or "none" (see START_BONUS_CHOICES)
     luna_seats: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        if not 1 <= len(self.seats) <= 4:
-            raise ConfigError(f"--seats: a game has 1 to 4 seats, got {len(self.seats)}")
-        if self.rounds not in (6, 7):
-            raise ConfigError(f"--rounds: must be 7, or 6 for the Singularity threat card; got {self.rounds}")
-        if self.start_bonus not in ("random", "none"):
+        if not 1 <= len(self.seats) <= MAX_SEATS:
+            raise ConfigError(f"--seats: a game has 1 to {MAX_SEATS} seats, got {len(self.seats)}")
+        if self.rounds not in ALLOWED_ROUNDS:
+            raise ConfigError(f"--rounds: must be {ROUNDS}, or {SINGULARITY_ROUNDS} for the Singularity threat card; "
+                              f"got {self.rounds}")
+        if self.start_bonus not in START_BONUS_CHOICES:
             raise ConfigError(f"--start-bonus: must be 'random' or 'none', got {self.start_bonus!r}")
         kinds = [seat.kind for seat in self.seats]
         if "luna" in kinds and "scripted" in kinds[kinds.index("luna"):]:
@@ -68,7 +82,8 @@ def parse_seat(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> Seat:
         raise ConfigError(f"--seats: {text!r} is neither luna:<level> nor scripted:<profile>[@strength]")
     if match["level"] is not None:
         if match["level"] not in LEVEL_KEYS:
-            raise ConfigError(f"--seats: unknown Luna level {match['level']!r} in {text!r} (levels are 0-8)")
+            raise ConfigError(f"--seats: unknown Luna level {match['level']!r} in {text!r} "
+                              f"(levels are {MIN_LEVEL}-{MAX_LEVEL})")
         return Seat(kind="luna", level=int(match["level"]))
     profiles = tuple(profiles)
     if match["profile"] not in profiles:
@@ -91,3 +106,25 @@ def parse_seats(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> tuple
         raise ConfigError("--seats: no seat given")
     profiles = tuple(profiles)
     return tuple(parse_seat(part, profiles) for part in text.split(","))
+
+
+def parse_levels(text: str) -> list[int]:
+    """Parse a ``--levels`` value: levels and ascending ranges, comma-separated (``0-8``, ``2,5,8``, ``0,4-5``).
+
+    Returns the levels sorted, each once. Anything else (``1-2-3``, ``3-1``, ``x``, ``1,,2``, a level
+    outside 0-8) is a :class:`ConfigError` naming the offending item.
+    """
+    levels: set[int] = set()
+    for item in text.split(","):
+        match = _LEVELS_ITEM.match(item.strip())
+        if not match:
+            raise ConfigError(f"--levels: {item.strip()!r} in {text!r} is not a level or a range like "
+                              f"{MIN_LEVEL}-{MAX_LEVEL}")
+        first = int(match["first"])
+        last = first if match["last"] is None else int(match["last"])
+        if first > last:
+            raise ConfigError(f"--levels: the range {item.strip()!r} runs downwards; write {last}-{first}")
+        if first not in LEVELS or last not in LEVELS:
+            raise ConfigError(f"--levels: {item.strip()!r} is outside the levels {MIN_LEVEL}-{MAX_LEVEL}")
+        levels.update(range(first, last + 1))
+    return sorted(levels)

@@ -24,6 +24,7 @@ LEVELS: tuple[int, ...] = tuple(range(9))  # Luna's difficulty levels 0-8
 MIN_LEVEL, MAX_LEVEL = LEVELS[0], LEVELS[-1]
 SLOT_LETTERS = "ABCDE"  # Luna's action slots, left to right
 N_SLOTS = len(SLOT_LETTERS)
+SWITCHED_SLOTS = ("A", "E")  # the slots that start off; a level switches them on in some round
 MAJORITY_SIDES = ("left", "right")  # Luna's two majority slots
 
 # ---------------------------------------------------------------- the board
@@ -56,6 +57,7 @@ ACTION_KINDS = ("invest", "expand", "helium", "research", "buy_card", "bonus")  
 # ---------------------------------------------------------------- runs
 
 DEFAULT_CHUNK_GAMES = 20_000  # games per chunk when the caller does not choose
+BACKENDS = ("local", "dask")  # where a run's chunks are played: joblib processes here, or a Dask cluster
 
 
 def builtin_profiles() -> tuple[str, ...]:

@@ -1,14 +1,15 @@
 """Run many games with either engine and write a run directory.
 
-A run directory holds ``seats.parquet``, ``manifest.json`` and, with ``detail="rounds"``,
+A run directory holds ``seats.parquet``, ``manifest.json`` and, with ``detail``,
 ``luna_rounds.parquet``; with ``aggregate_only`` it holds ``aggregate.parquet`` and
-``histograms.parquet`` instead of per-game rows, so memory stays flat however many games run. It is
-built in a temporary sibling directory and moved into place only when complete, so an interrupted
-run never leaves a half-written result.
+``histograms.parquet`` instead of per-game rows (see ``sim/summary.py``), so memory stays flat however
+many games run. It is built in a temporary sibling directory and moved into place only when complete,
+so an interrupted run never leaves a half-written result.
 
 Chunks of games go to joblib workers; ``backend="dask"`` hands them to a Dask cluster (joblib's
 dask backend) at ``scheduler``. Game ``g`` always draws from the streams of (seed, g), so neither
-the backend, the worker count nor the chunk size changes a single number.
+the backend, the worker count nor the chunk size changes a single number. What the engines share
+(the chunk, the registry, what each can play) is in ``sim/engines.py``.
 """
 
 from __future__ import annotations
@@ -27,58 +28,57 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim import reference
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC
 from sim.config import GameConfig
+from sim.constants import BACKENDS, DEFAULT_CHUNK_GAMES
+from sim.engines import Chunk, Columns, PlayChunk, check_engine, engine_function, play_chunk_reference
 from sim.gamedata import GameData
+from sim.summary import StreamingSummary
 
-Columns = dict[str, np.ndarray]
-DEFAULT_CHUNK = 20_000
+# Re-exported until the merge only: sim/fast.py (the numba engine) imports Chunk from here, and
+# analysis/study.py and its tests reach engine_function, play_chunk_reference and DEFAULT_CHUNK here.
+DEFAULT_CHUNK = DEFAULT_CHUNK_GAMES
+__all__ = ["DEFAULT_CHUNK", "Chunk", "OutputPathError", "RunOptions", "engine_function", "play_chunk_reference",
+           "run_simulation"]
 
 
 @dataclass(frozen=True)
-class Chunk:
-    """Games ``first_game .. first_game + count - 1`` of one run, as numeric columns."""
+class RunOptions:
+    """How to play a run: how many games from which seed, with which engine, where, and what to keep.
 
-    seats: Columns  # SEAT_NUMERIC plus "game" and "seat"
-    rounds: Columns | None  # ROUND_NUMERIC, or None without detail
+    Nothing but ``games`` and ``seed`` changes a number: the engine, the chunk size, the workers and
+    the backend only change how fast the same games are played.
+    """
+
+    games: int
+    seed: int
+    engine: str = "reference"
+    detail: bool = False  # also write luna_rounds.parquet
+    chunk_size: int = DEFAULT_CHUNK_GAMES  # games per chunk (a worker's unit of work and a parquet row group)
+    workers: int = 1  # processes (joblib), or Dask workers to use (default: all the cluster's threads)
+    overlay: str | None = None  # the overlay file the data were loaded with, recorded in the manifest
+    aggregate_only: bool = False  # streaming summaries instead of per-game rows
+    backend: str = "local"
+    scheduler: str | None = None  # Dask scheduler address, with backend "dask"
+
+    def __post_init__(self) -> None:
+        if self.games < 1:
+            raise ValueError(f"--games: must be at least 1, got {self.games}")
+        check_engine(self.engine)
+        if self.chunk_size < 1:
+            raise ValueError(f"--chunk-size: must be at least 1, got {self.chunk_size}")
+        if self.workers < 1:
+            raise ValueError(f"--workers: must be at least 1, got {self.workers}")
+        if self.aggregate_only and self.detail:
+            raise ValueError("--aggregate-only keeps no per-round rows; drop --detail")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"--backend: unknown backend {self.backend!r} ({' or '.join(BACKENDS)})")
+        if self.backend == "dask" and not self.scheduler:
+            raise ValueError("--backend dask needs --scheduler ADDRESS")
 
 
-def play_chunk_reference(data: GameData, config: GameConfig, seed: int, first_game: int, count: int,
-                         detail: bool) -> Chunk:
-    """Play a chunk of games with the reference engine."""
-    rules = reference.Rules(data, config)
-    seat_rows: dict[str, list] = {name: [] for name in ("game", "seat", *SEAT_NUMERIC)}
-    round_rows: dict[str, list] = {name: [] for name in ROUND_NUMERIC}
-    for game in range(first_game, first_game + count):
-        result = reference.play_game(rules, seed, game, detail=detail)
-        for seat, row in enumerate(result.seats):
-            seat_rows["game"].append(game)
-            seat_rows["seat"].append(seat)
-            for name in SEAT_NUMERIC:
-                seat_rows[name].append(row[name])
-        for seat, records in result.rounds.items():
-            for record in records:
-                values = [game, seat, record.round, *record.cards, *record.majority_values, record.reshuffles,
-                          record.grade2_by_reshuffle + record.grade2_by_token, record.grade2_by_reshuffle,
-                          record.grade2_by_token, record.deck_size_start, record.helium, record.research,
-                          record.cash]
-                for name, value in zip(ROUND_NUMERIC, values, strict=True):
-                    round_rows[name].append(value)
-    seats = {name: np.asarray(values, dtype=np.float64 if name == "won" else np.int64)
-             for name, values in seat_rows.items()}
-    rounds = {name: np.asarray(values, dtype=np.int64) for name, values in round_rows.items()} if detail else None
-    return Chunk(seats=seats, rounds=rounds)
-
-
-def engine_function(engine: str) -> Callable[..., Chunk]:
-    if engine == "reference":
-        return play_chunk_reference
-    if engine == "numba":
-        from sim.fast import play_chunk_numba  # imported lazily: compiling is only paid when used
-
-        return play_chunk_numba
-    raise ValueError(f"--engine: unknown engine {engine!r} (reference or numba)")
+class OutputPathError(ValueError):
+    """``out`` names a place where no run directory can be written; the message says where and why."""
 
 
 def chunk_bounds(games: int, chunk_size: int) -> Iterator[tuple[int, int]]:
@@ -112,48 +112,6 @@ def rounds_table(data: GameData, rounds: Columns) -> pa.Table:
     return pa.table(columns)
 
 
-class StreamingSummary:
-    """Per seat and numeric column: count, sum, sum of squares, min, max, and a histogram of values.
-
-    Integer columns sum exactly, so the totals do not depend on how games were chunked; ``won``
-    (1/k for a k-way tie) is summed in float64, exact except for the last bits after 3-way ties.
-    """
-
-    def __init__(self) -> None:
-        self.moments: dict[tuple[int, str], list[float]] = {}  # (seat, column) -> [count, sum, sumsq, min, max]
-        self.histograms: dict[tuple[int, str], dict[float, int]] = {}
-
-    def update(self, columns: Columns) -> None:
-        seats = columns["seat"]
-        for seat in np.unique(seats):
-            mask = seats == seat
-            for name in SEAT_NUMERIC:
-                values = columns[name][mask]
-                key = (int(seat), name)
-                moments = self.moments.setdefault(key, [0, 0.0, 0.0, np.inf, -np.inf])
-                moments[0] += values.size
-                moments[1] += float(values.sum())
-                moments[2] += float((values.astype(np.float64) ** 2).sum())
-                moments[3] = min(moments[3], float(values.min()))
-                moments[4] = max(moments[4], float(values.max()))
-                histogram = self.histograms.setdefault(key, {})
-                for value, count in zip(*np.unique(values, return_counts=True), strict=True):
-                    histogram[float(value)] = histogram.get(float(value), 0) + int(count)
-
-    def tables(self, config: GameConfig) -> tuple[pa.Table, pa.Table]:
-        rows = []
-        for (seat, name), (count, total, squares, low, high) in sorted(self.moments.items()):
-            mean = total / count
-            variance = max(squares / count - mean * mean, 0.0) * count / max(count - 1, 1)
-            rows.append({"seat": seat, "kind": config.seats[seat].kind, "level": config.seats[seat].level,
-                         "profile": config.seats[seat].profile, "column": name, "count": count, "sum": total,
-                         "mean": mean, "sd": variance ** 0.5, "min": low, "max": high})
-        histogram_rows = [{"seat": seat, "column": name, "value": value, "count": count}
-                          for (seat, name), histogram in sorted(self.histograms.items())
-                          for value, count in sorted(histogram.items())]
-        return pa.Table.from_pylist(rows), pa.Table.from_pylist(histogram_rows)
-
-
 def package_versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
     for package in ("luna-balance", "numpy", "pandas", "numba", "pyarrow", "pydantic", "joblib", "matplotlib"):
@@ -164,11 +122,43 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
+def _start_output(out: Path) -> Path:
+    """Check that a run directory can be written at ``out`` and create the temporary one beside it.
+
+    Runs before any game is played, so a bad ``out`` costs nothing and leaves nothing behind.
+    """
+    if out.name in ("", ".."):  # "." or "/" or "..": the temporary sibling would have no name
+        raise OutputPathError(f"{out}: name the run directory itself, e.g. {out / 'run'}")
+    temporary = out.with_name(f".{out.name}.partial-{os.getpid()}")
+    try:
+        if out.is_dir():
+            if any(out.iterdir()) and not (out / "manifest.json").exists():
+                raise OutputPathError(f"{out}: exists and is not a run directory; refusing to replace it")
+        elif out.exists():
+            raise OutputPathError(f"{out}: is a file, not a run directory; refusing to replace it")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if temporary.exists():
+            shutil.rmtree(temporary)
+        temporary.mkdir()
+    except OSError as error:
+        raise OutputPathError(f"{out}: cannot write a run directory there ({_why(error, out)})") from None
+    return temporary
+
+
+def _why(error: OSError, out: Path) -> str:
+    """The reason behind ``error`` in words, naming the path it concerns."""
+    existing = next((parent for parent in out.parents if parent.exists()), None)
+    if existing is not None and not existing.is_dir():
+        return f"{existing} is a file, not a directory"  # mkdir would only say "File exists" or "Not a directory"
+    path = error.filename or out
+    return f"{path}: {error.strerror or error}"
+
+
 def _replace_directory(temporary: Path, out: Path) -> None:
     """Move a finished run into place; an existing run directory at ``out`` is replaced whole."""
     if out.exists():
-        if any(out.iterdir()) and not (out / "manifest.json").exists():
-            raise FileExistsError(f"{out}: exists and is not a run directory; refusing to replace it")
+        if any(out.iterdir()) and not (out / "manifest.json").exists():  # appeared while the games were played
+            raise OutputPathError(f"{out}: exists and is not a run directory; refusing to replace it")
         old = out.with_name(f".{out.name}.old-{os.getpid()}")
         os.replace(out, old)
         os.replace(temporary, out)
@@ -177,59 +167,48 @@ def _replace_directory(temporary: Path, out: Path) -> None:
         os.replace(temporary, out)
 
 
-def _chunks(play: Callable[..., Chunk], arguments: tuple, bounds: list[tuple[int, int]], detail: bool,
-            workers: int, backend: str, scheduler: str | None) -> Iterator[Chunk]:
+def _chunks(play: PlayChunk, data: GameData, config: GameConfig, options: RunOptions,
+            bounds: list[tuple[int, int]]) -> Iterator[Chunk]:
     """Play the chunks in order, here or on joblib workers (loky processes, or a Dask cluster)."""
-    data, config, seed = arguments
-    if backend == "local" and workers <= 1:
+    seed, detail, workers = options.seed, options.detail, options.workers
+    if options.backend == "local" and workers <= 1:
         yield from (play(data, config, seed, first, count, detail) for first, count in bounds)
         return
     from joblib import Parallel, delayed, parallel_config
 
     tasks = (delayed(play)(data, config, seed, first, count, detail) for first, count in bounds)
-    if backend == "dask":
+    if options.backend == "dask":
         from dask.distributed import Client
 
-        with Client(scheduler) as client, parallel_config(backend="dask"):
+        with Client(options.scheduler) as client, parallel_config(backend="dask"):
             workers = workers if workers > 1 else max(1, sum(client.nthreads().values()))
             yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
         return
     yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
 
 
-def run_simulation(data: GameData, config: GameConfig, games: int, seed: int, out: str | Path,
-                   engine: str = "reference", detail: bool = False, chunk_size: int = DEFAULT_CHUNK,
-                   workers: int = 1, overlay: str | None = None, progress: Callable[[int], None] | None = None,
-                   extra_manifest: dict | None = None, aggregate_only: bool = False, backend: str = "local",
-                   scheduler: str | None = None) -> Path:
-    """Play ``games`` games of ``config`` and write the run directory ``out``.
+def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out: str | Path,
+                   progress: Callable[[int], None] | None = None, extra_manifest: dict | None = None) -> Path:
+    """Play ``options.games`` games of ``config`` and write the run directory ``out``.
 
     Games are numbered 0 .. games-1; game ``g`` always draws from the streams of (seed, g), so the
-    result does not depend on ``chunk_size``, ``workers`` or ``backend`` ("local" or "dask").
+    result does not depend on the chunk size, the workers or the backend. ``progress`` is called with
+    the number of games of each finished chunk; ``extra_manifest`` adds top-level keys to the manifest.
+
+    Raises
+    ------
+    OutputPathError
+        No run directory can be written at ``out`` (checked before any game is played).
     """
-    if games < 1:
-        raise ValueError(f"--games: must be at least 1, got {games}")
-    if chunk_size < 1:
-        raise ValueError(f"--chunk-size: must be at least 1, got {chunk_size}")
-    if aggregate_only and detail:
-        raise ValueError("--aggregate-only keeps no per-round rows; drop --detail")
-    if backend not in ("local", "dask"):
-        raise ValueError(f"--backend: unknown backend {backend!r} (local or dask)")
-    if backend == "dask" and not scheduler:
-        raise ValueError("--backend dask needs --scheduler ADDRESS")
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    temporary = out.with_name(f".{out.name}.partial-{os.getpid()}")
-    if temporary.exists():
-        shutil.rmtree(temporary)
-    temporary.mkdir()
-    play = engine_function(engine)
+    play = engine_function(options.engine)
+    temporary = _start_output(out)
     started = time.perf_counter()
     try:
         seat_writer = round_writer = None
-        summary = StreamingSummary() if aggregate_only else None
-        bounds = list(chunk_bounds(games, chunk_size))
-        chunks = _chunks(play, (data, config, seed), bounds, detail, workers, backend, scheduler)
+        summary = StreamingSummary() if options.aggregate_only else None
+        bounds = list(chunk_bounds(options.games, options.chunk_size))
+        chunks = _chunks(play, data, config, options, bounds)
         for (_, count), chunk in zip(bounds, chunks, strict=True):
             if summary is not None:
                 summary.update(chunk.seats)
@@ -240,7 +219,7 @@ def run_simulation(data: GameData, config: GameConfig, games: int, seed: int, ou
             if seat_writer is None:
                 seat_writer = pq.ParquetWriter(temporary / "seats.parquet", table.schema)
             seat_writer.write_table(table)
-            if detail and chunk.rounds is not None:
+            if options.detail and chunk.rounds is not None:
                 rounds = rounds_table(data, chunk.rounds)
                 if round_writer is None:
                     round_writer = pq.ParquetWriter(temporary / "luna_rounds.parquet", rounds.schema)
@@ -259,17 +238,17 @@ def run_simulation(data: GameData, config: GameConfig, games: int, seed: int, ou
         manifest = {
             "config": {
                 "seats": [seat.label for seat in config.seats],
-                "games": games,
-                "seed": seed,
+                "games": options.games,
+                "seed": options.seed,
                 "rounds": config.rounds,
                 "start_bonus": config.start_bonus,
-                "overlay": overlay,
-                "engine": engine,
-                "detail": "rounds" if detail else None,
-                "chunk_size": chunk_size,
-                "workers": workers,
-                "backend": backend,
-                "aggregate_only": aggregate_only,
+                "overlay": options.overlay,
+                "engine": options.engine,
+                "detail": "rounds" if options.detail else None,
+                "chunk_size": options.chunk_size,
+                "workers": options.workers,
+                "backend": options.backend,
+                "aggregate_only": options.aggregate_only,
             },
             "data": {"digest": data.digest, "sources": list(data.sources)},
             "versions": package_versions(),

@@ -2,7 +2,7 @@
 
 Everything the kernels need is decided here, in plain Python, once per call: the kernels never see a
 pydantic model, a string or a dict, and they do no validation. The encoding mirrors
-``sim/reference.py`` clause by clause; where the reference relies on a Python idiom (a list slice,
+``sim/reference/`` clause by clause; where the reference relies on a Python idiom (a list slice,
 ``dict.get``, a sort key on a track id string), the table stores the value that idiom produces.
 
 Encodings
@@ -96,7 +96,7 @@ _SELECTIONS = {
 }
 
 # Capacities of the fixed-shape records below. One record layout serves every configuration and
-# overlay, so the kernels compile once; build_tables rejects data beyond these with a clear message.
+# overlay, so the kernels compile once; compile_tables rejects data beyond these with a clear message.
 MAX_SEATS = 4  # GameConfig allows 1-4 seats
 MAX_ROUNDS = 7  # GameConfig allows 6 or 7
 MAX_CARDS = 64  # Luna cards
@@ -266,7 +266,7 @@ def _capacity(problems: list[str], what: str, used: int, capacity: int) -> None:
         problems.append(f"{what}: {used} (the numba engine supports at most {capacity})")
 
 
-def build_tables(data: GameData, config: GameConfig) -> np.ndarray:
+def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     """Compile ``data`` and ``config`` into a one-element ``TABLES_DTYPE`` array.
 
     Raises
@@ -455,3 +455,6 @@ def build_tables(data: GameData, config: GameConfig) -> np.ndarray:
     t["token_company"][: len(tokens)] = [companies.index(token.company) if token.company else -1 for token in tokens]
     t["token_steps"][: len(tokens)] = [token.steps or 0 for token in tokens]
     return record
+
+
+build_tables = compile_tables  # removed at merge

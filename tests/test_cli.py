@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +12,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sim import run as run_module
+from sim import engines as engines_module
 from sim.cli import main
 from sim.columns import ROUND_NUMERIC, SEAT_COLUMNS
+from sim.config import ConfigError, parse_levels
+from sim.constants import LEVELS
 
 CHECK_RUN = Path(__file__).resolve().parents[2] / "shared" / "tools" / "check_run.py"
 
@@ -103,6 +107,25 @@ def test_broken_overlay_names_file_field_and_problem(tmp_path, capsys):
     assert not (tmp_path / "x").exists()
 
 
+def test_out_where_no_directory_can_be_written_is_a_one_line_error(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("keep me\n")
+    for out in ("/proc/x/run", str(afile / "run"), str(afile)):
+        assert main(["simulate", "--seats", "luna:2", "--games", "5", "--out", out, "--quiet",
+                     "--engine", "reference"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"luna-balance: {out}: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert [path.name for path in tmp_path.iterdir()] == ["afile"] and afile.read_text() == "keep me\n"
+    assert not Path("/proc/x").exists()
+
+
+def test_out_under_proc_exits_2_from_the_console_script():
+    result = subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "--seats", "luna:2", "--games", "5",
+                             "--out", "/proc/x/run", "--quiet", "--engine", "reference"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "/proc/x/run" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_usage_errors_exit_2_from_the_console_script(tmp_path):
     result = subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "--seats", "luna:2"],
                             capture_output=True, text=True)
@@ -113,7 +136,7 @@ def test_interrupted_run_leaves_nothing_half_written(tmp_path, monkeypatch):
     finished = simulate(tmp_path, "--seats", "luna:4", name="kept")
     before = (finished / "seats.parquet").read_bytes()
     calls = {"n": 0}
-    real = run_module.play_chunk_reference
+    real = engines_module.play_chunk_reference
 
     def fail_on_second_chunk(*args, **kwargs):
         calls["n"] += 1
@@ -121,7 +144,7 @@ def test_interrupted_run_leaves_nothing_half_written(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(run_module, "play_chunk_reference", fail_on_second_chunk)
+    monkeypatch.setattr(engines_module, "play_chunk_reference", fail_on_second_chunk)
     code = main(["simulate", "--seats", "luna:4", "--games", "60", "--chunk-size", "20", "--out", str(finished),
                  "--quiet", "--engine", "reference"])
     assert code == 130
@@ -151,3 +174,55 @@ def test_parity_finds_the_crossing_inside_its_interval(tmp_path, capsys):
 def test_parity_rejects_profiles_that_cannot_cross(capsys, profile, message):
     assert main(["parity", "--profile", profile, "--games", "5", "--quiet"]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("text", "levels"), [
+    ("0-8", list(LEVELS)), ("2,5,8", [2, 5, 8]), ("0,4-5", [0, 4, 5]), (" 5 , 3,3 ", [3, 5]), ("4-4", [4]),
+])
+def test_parse_levels(text, levels):
+    assert parse_levels(text) == levels
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("1-2-3", "'1-2-3' in '1-2-3' is not a level or a range"),
+    ("3-1", "runs downwards"),
+    ("x", "'x' in 'x' is not a level"),
+    ("1,,2", "'' in '1,,2' is not a level"),
+    ("", "is not a level"),
+    ("9", "'9' is outside the levels 0-8"),
+    ("7-9", "outside the levels"),
+    ("-1", "is not a level"),
+])
+def test_malformed_levels_are_refused(text, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        parse_levels(text)
+
+
+@pytest.mark.parametrize("command", [["levels", "--games", "5"], ["parity", "--profile", "balanced", "--games", "5"],
+                                     ["study", "--games", "5", "--results-dir", "{tmp}"]])
+@pytest.mark.parametrize("levels", ["1-2-3", "3-1", "x", "1,,2", "9"])
+def test_malformed_levels_are_one_line_errors(tmp_path, capsys, command, levels):
+    argv = [part.replace("{tmp}", str(tmp_path / "results")) for part in command]
+    assert main([*argv, "--levels", levels, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("luna-balance: --levels: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "results").exists()
+
+
+def test_only_the_command_line_imports_the_command_line():
+    """sim.cli sits on top: a module below it importing it would close a cycle (it once did, through the study)."""
+    root = Path(__file__).resolve().parents[1]
+    offenders = []
+    for path in sorted([*root.glob("sim/**/*.py"), *root.glob("analysis/**/*.py")]):
+        if path == root / "sim" / "cli.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            if any(name == "sim.cli" or name.startswith("sim.cli.") for name in names):
+                offenders.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert offenders == []

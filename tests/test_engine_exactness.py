@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from sim.config import SCRIPTED_PROFILES, GameConfig, parse_seats
+from sim.constants import LEVELS
+from sim.engines import Chunk, play_chunk_reference
 from sim.fast import play_chunk_numba
 from sim.gamedata import load_game_data
-from sim.run import Chunk, play_chunk_reference
 
 SEED = 20240611
 
@@ -82,13 +83,13 @@ def test_first_mismatch_names_game_seat_and_column():
 
 # ---------------------------------------------------------------- Luna alone, every level
 
-@pytest.mark.parametrize("level", range(9))
+@pytest.mark.parametrize("level", LEVELS)
 def test_solo_level(data, level):
     check(data, config(f"luna:{level}"), games=300)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("level", range(9))
+@pytest.mark.parametrize("level", LEVELS)
 def test_solo_level_10000_games(data, level):
     check(data, config(f"luna:{level}"), games=10_000, seed=level + 1)
 
@@ -113,7 +114,7 @@ def test_three_passive_and_luna(data):
 
 # ---------------------------------------------------------------- scripted players
 
-@pytest.mark.parametrize("level", range(9))
+@pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("profile", SCRIPTED_PROFILES)
 def test_profile_against_luna(data, profile, level):
     check(data, config(f"scripted:{profile},luna:{level}"), games=300)
@@ -121,7 +122,7 @@ def test_profile_against_luna(data, profile, level):
 
 # 3,000 rather than 10,000 games per combination keeps these 45 under about two minutes of reference time.
 @pytest.mark.slow
-@pytest.mark.parametrize("level", range(9))
+@pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("profile", SCRIPTED_PROFILES)
 def test_profile_against_luna_3000_games(data, profile, level):
     check(data, config(f"scripted:{profile},luna:{level}"), games=3000,

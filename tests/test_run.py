@@ -1,21 +1,26 @@
-"""The run driver: streaming aggregates and the Dask backend give the same numbers as a local run."""
+"""The run driver: its options, streaming aggregates, and the Dask backend give the same numbers as a local run."""
 
 from __future__ import annotations
+
+import json
+import re
 
 import pandas as pd
 import pytest
 
 from sim.config import GameConfig, parse_seats
+from sim.constants import DEFAULT_CHUNK_GAMES
 from sim.gamedata import load_game_data
-from sim.run import run_simulation
+from sim.run import OutputPathError, RunOptions, run_simulation
 
 DATA = load_game_data()
 CONFIG = GameConfig(seats=parse_seats("scripted:balanced,luna:5"))
 
 
 def test_aggregate_only_matches_the_per_game_rows(tmp_path):
-    full = run_simulation(DATA, CONFIG, 300, 5, tmp_path / "full")
-    summary = run_simulation(DATA, CONFIG, 300, 5, tmp_path / "agg", aggregate_only=True, chunk_size=37)
+    full = run_simulation(DATA, CONFIG, RunOptions(games=300, seed=5), tmp_path / "full")
+    summary = run_simulation(DATA, CONFIG, RunOptions(games=300, seed=5, aggregate_only=True, chunk_size=37),
+                             tmp_path / "agg")
     assert not (summary / "seats.parquet").exists()
     seats = pd.read_parquet(full / "seats.parquet")
     aggregate = pd.read_parquet(summary / "aggregate.parquet").set_index(["seat", "column"])
@@ -32,17 +37,65 @@ def test_aggregate_only_matches_the_per_game_rows(tmp_path):
             assert dict(zip(counts.value, counts["count"], strict=True)) == expected.value_counts().to_dict()
 
 
-def test_aggregate_only_refuses_round_detail(tmp_path):
-    with pytest.raises(ValueError, match="aggregate-only"):
-        run_simulation(DATA, CONFIG, 10, 5, tmp_path / "x", aggregate_only=True, detail=True)
+@pytest.mark.parametrize(("options", "message"), [
+    ({"games": 0}, "--games: must be at least 1"),
+    ({"engine": "turbo"}, "unknown engine 'turbo'"),
+    ({"chunk_size": 0}, "--chunk-size: must be at least 1"),
+    ({"workers": 0}, "--workers: must be at least 1"),
+    ({"aggregate_only": True, "detail": True}, "aggregate-only"),
+    ({"backend": "slurm"}, "unknown backend 'slurm'"),
+    ({"backend": "dask"}, "needs --scheduler"),
+])
+def test_options_refuse_what_cannot_run(options, message):
+    with pytest.raises(ValueError, match=message) as caught:
+        RunOptions(**{"games": 10, "seed": 5, **options})
+    assert "\n" not in str(caught.value)
+
+
+def test_options_default_to_one_local_reference_worker():
+    options = RunOptions(games=10, seed=5)
+    assert (options.engine, options.workers, options.backend) == ("reference", 1, "local")
+    assert options.chunk_size == DEFAULT_CHUNK_GAMES and not options.detail and not options.aggregate_only
+
+
+def test_manifest_records_the_options(tmp_path):
+    options = RunOptions(games=7, seed=3, chunk_size=4, overlay=None, detail=True)
+    out = run_simulation(DATA, CONFIG, options, tmp_path / "run", extra_manifest={"note": "x"})
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert {key: manifest["config"][key] for key in ("games", "seed", "chunk_size", "engine", "detail", "workers")} \
+        == {"games": 7, "seed": 3, "chunk_size": 4, "engine": "reference", "detail": "rounds", "workers": 1}
+    assert manifest["note"] == "x"
+
+
+def test_an_impossible_out_is_refused_before_any_game(tmp_path, monkeypatch):
+    import sim.engines
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(sim.engines, "play_chunk_reference", no_games)
+    afile = tmp_path / "afile"
+    afile.write_text("not a directory\n")
+    for out in (afile / "run", afile):
+        with pytest.raises(OutputPathError, match=re.escape(str(afile))):
+            run_simulation(DATA, CONFIG, RunOptions(games=5, seed=1), out)
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "todo.txt").write_text("keep me\n")
+    with pytest.raises(OutputPathError, match="is not a run directory"):
+        run_simulation(DATA, CONFIG, RunOptions(games=5, seed=1), other)
+    with pytest.raises(OutputPathError, match="name the run directory itself"):
+        run_simulation(DATA, CONFIG, RunOptions(games=5, seed=1), tmp_path / "notes" / "..")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["afile", "notes"]
+    assert afile.read_text() == "not a directory\n" and [p.name for p in other.iterdir()] == ["todo.txt"]
 
 
 @pytest.mark.slow
 def test_dask_cluster_gives_the_local_numbers(tmp_path):
     distributed = pytest.importorskip("distributed")
-    local = run_simulation(DATA, CONFIG, 120, 9, tmp_path / "local")
+    local = run_simulation(DATA, CONFIG, RunOptions(games=120, seed=9), tmp_path / "local")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
                                   processes=True) as cluster:
-        remote = run_simulation(DATA, CONFIG, 120, 9, tmp_path / "dask", chunk_size=25, backend="dask",
-                                scheduler=cluster.scheduler_address)
+        options = RunOptions(games=120, seed=9, chunk_size=25, backend="dask", scheduler=cluster.scheduler_address)
+        remote = run_simulation(DATA, CONFIG, options, tmp_path / "dask")
     pd.testing.assert_frame_equal(pd.read_parquet(local / "seats.parquet"), pd.read_parquet(remote / "seats.parquet"))

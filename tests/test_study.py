@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,9 @@ from analysis.study import (
     read_plan,
     resolve_engine,
 )
+from analysis.study import runner as study_runner
 from sim.cli import main
+from sim.constants import LEVELS
 
 GAMES = 150
 TINY = ["--games", str(GAMES), "--levels", "4-5", "--engine", "reference", "--quiet"]
@@ -42,11 +46,12 @@ def tiny(tmp_path_factory) -> Path:
 
 
 def test_parts_of_the_default_study():
-    names = [part.name for part in base_parts(range(9), ["balanced"])]
-    assert names[:9] == [f"solo-L{level}" for level in range(9)]
-    assert names[9:17] == [f"duel-L{level}-L{level + 1}" for level in range(8)]
-    assert names[17:] == [f"vs-balanced-L{level}" for level in range(9)]
-    assert all(part.detail == part.name.startswith("solo-") for part in base_parts(range(9), ["balanced"]))
+    names = [part.name for part in base_parts(LEVELS, ["balanced"])]
+    count = len(LEVELS)
+    assert names[:count] == [f"solo-L{level}" for level in LEVELS]
+    assert names[count:2 * count - 1] == [f"duel-L{level}-L{level + 1}" for level in LEVELS[:-1]]
+    assert names[2 * count - 1:] == [f"vs-balanced-L{level}" for level in LEVELS]
+    assert all(part.detail == part.name.startswith("solo-") for part in base_parts(LEVELS, ["balanced"]))
 
 
 def test_tiny_study_has_every_section_and_file(tiny):
@@ -93,18 +98,18 @@ def test_report_rebuilds_identical_tables(tiny, tmp_path, capsys):
 
 
 def test_interrupted_study_resumes_to_the_same_tables(tiny, tmp_path, monkeypatch, capsys):
-    real = study_module.run_simulation
+    real = study_runner.run_simulation
     calls: list[str] = []
     interrupt_at = [3]  # the first run stops at its third part; later runs are not interrupted
 
-    def interrupt_third_part(data, config, games, seed, out, **options):
+    def interrupt_third_part(data, config, options, out, **keywords):
         calls.append(Path(out).name)
         if len(calls) == interrupt_at[0]:
             interrupt_at[0] = 0
             raise KeyboardInterrupt
-        return real(data, config, games, seed, out, **options)
+        return real(data, config, options, out, **keywords)
 
-    monkeypatch.setattr(study_module, "run_simulation", interrupt_third_part)
+    monkeypatch.setattr(study_runner, "run_simulation", interrupt_third_part)
     assert run_cli(tmp_path) == 130
     err = capsys.readouterr().err
     assert "2 of" in err and "rerun the same command" in err and err.count("\n") == 1
@@ -185,6 +190,7 @@ def test_bad_variant_is_a_one_line_error(tmp_path, capsys, content, message):
 @pytest.mark.parametrize(("arguments", "message"), [
     (["--games", "0"], "--games"),
     (["--levels", "9"], "--levels"),
+    (["--levels", "1-2-3"], "--levels"),
     (["--name", "../x"], "--name"),
 ])
 def test_bad_arguments_are_one_line_errors(tmp_path, capsys, arguments, message):
@@ -210,14 +216,14 @@ def test_report_of_a_directory_that_is_no_study(tmp_path, capsys):
 
 
 def test_default_engine_falls_back_to_reference(monkeypatch):
-    import sim.run
+    import sim.engines
 
     def broken(engine):
         if engine == "numba":
             raise ImportError("no sim.fast")
-        return sim.run.play_chunk_reference
+        return sim.engines.play_chunk_reference
 
-    monkeypatch.setattr(sim.run, "engine_function", broken)
+    monkeypatch.setattr(sim.engines, "engine_function", broken)
     engine, note = resolve_engine(None)
     assert engine == "reference" and "numba" in note and "no sim.fast" in note
     with pytest.raises(ValueError, match="cannot be loaded"):
@@ -232,23 +238,39 @@ def test_plan_rejects_a_variant_named_like_a_part():
 
 
 def test_parts_the_fast_engine_refuses_use_the_reference_engine(monkeypatch):
-    import sim.run
+    import sim.engines
 
-    def picky(engine):
-        def play(data, config, seed, first_game, count, detail):
-            if any(seat.kind == "scripted" for seat in config.seats):
-                raise ValueError("plays only Lunas")
-            return sim.run.play_chunk_reference(data, config, seed, first_game, count, detail)
+    def picky(data, config):
+        return "plays only Lunas" if any(seat.kind == "scripted" for seat in config.seats) else ""
 
-        return play
-
-    monkeypatch.setattr(sim.run, "engine_function", picky)
+    numba = sim.engines.Engine(load=lambda: sim.engines.play_chunk_reference, problems=picky)
+    monkeypatch.setitem(sim.engines._REGISTRY, "numba", numba)
     from sim.config import GameConfig, parse_seats
     from sim.gamedata import load_game_data
 
     data = load_game_data()
     solo = GameConfig(seats=parse_seats("luna:5"))
     versus = GameConfig(seats=parse_seats("scripted:passive,luna:5"))
-    assert study_module.part_engine("numba", data, solo, True) == ("numba", "")
-    assert study_module.part_engine("numba", data, versus, False) == ("reference", "plays only Lunas")
-    assert study_module.part_engine("reference", data, versus, False) == ("reference", "")
+    assert study_module.part_engine("numba", data, solo) == ("numba", "")
+    assert study_module.part_engine("numba", data, versus) == ("reference", "plays only Lunas")
+    assert study_module.part_engine("reference", data, versus) == ("reference", "")
+
+
+def test_the_plan_and_the_parser_need_no_pandas():
+    """The command line builds its parser from the study plan's defaults; neither may pull in the analysis stack."""
+    code = ("import sys, analysis.study.plan, sim.cli; sim.cli.build_parser(); "
+            "print(sorted(name for name in ('pandas', 'matplotlib', 'analysis.study.runner') if name in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_study_defaults_are_the_command_lines():
+    from sim.cli import build_parser
+
+    args = build_parser().parse_args(["study"])
+    assert (args.name, args.games, args.seed, args.results_dir) == (
+        study_module.DEFAULT_NAME, study_module.DEFAULT_GAMES, study_module.DEFAULT_SEED, study_module.DEFAULT_RESULTS)
+    from sim.config import parse_levels
+
+    assert tuple(parse_levels(args.levels)) == study_module.DEFAULT_LEVELS == LEVELS

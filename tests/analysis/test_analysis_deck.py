@@ -18,6 +18,7 @@ from analysis.deck import (
     reshuffles_by_round,
     slot_first_use,
 )
+from sim.constants import MAJORITY_TYPES
 
 
 def _seat_game_rounds(game: int, reshuffles: list[int], **columns) -> list[dict]:
@@ -131,7 +132,7 @@ def test_majority_by_round_and_distribution(build_rounds):
     titanium = table[table["majority"] == "titanium"].iloc[0]
     assert titanium["mean"] == pytest.approx(1.75)
     assert titanium["n"] == 4
-    assert list(table["majority"]) == ["titanium", "carbon", "energy", "minerals", "scientists"]
+    assert tuple(table["majority"]) == MAJORITY_TYPES
     distribution = majority_distribution(rounds)
     titanium = distribution[distribution["majority"] == "titanium"]
     assert list(titanium["value"]) == [0, 2, 3]

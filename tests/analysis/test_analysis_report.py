@@ -78,8 +78,8 @@ def test_write_report_sections_files_and_embedding(tmp_path):
     }
     figures = {"score_ecdf": _small_figure("ecdf"), "loose_figure": _small_figure("loose")}
     sections = (
-        Section("Scores", "Luna's scores.", ("score_ecdf", "score_summary")),
-        Section("Empty", "Nothing here.", ("missing",)),
+        Section("scores", "Scores", "Luna's scores.", ("score_ecdf", "score_summary")),
+        Section("empty", "Empty", "Nothing here.", ("missing",)),
     )
     files = write_report(tmp_path / "study", tables, figures, title="Test report", sections=sections)
     root = tmp_path / "study"
@@ -104,8 +104,19 @@ def test_write_report_sections_files_and_embedding(tmp_path):
     assert all(base64.b64decode(data)[:4] == b"\x89PNG" for data in embedded)
     assert not re.search(r'(src|href)="(?!data:|#)', page)
     assert "<h2>Scores</h2>" in page and "Luna&#x27;s scores." in page
+    # Anchors come from the section ids, not from the titles.
+    assert '<section id="scores">' in page and '<a href="#scores">Scores</a>' in page
+    assert '<section id="other">' in page and '<a id="scores"></a>\n' in markdown and "](#scores)" in markdown
     # Atomic writes leave no temporary files behind.
     assert not [path for path in root.rglob("*") if path.name.endswith(".tmp")]
+
+
+def test_sections_need_usable_unique_ids(tmp_path):
+    with pytest.raises(ValueError, match="usable id"):
+        Section("Win rates", "Win rates", "")
+    twice = (Section("a", "A", "", ("x",)), Section("a", "B", "", ("y",)))
+    with pytest.raises(ValueError, match="unique"):
+        write_report(tmp_path, {"x": pd.DataFrame({"a": [1]})}, {}, sections=twice)
 
 
 def test_write_report_rejects_unsafe_names(tmp_path):
@@ -176,7 +187,7 @@ def test_duels_stay_out_of_the_per_level_ladder_and_win_rates(make_run):
     runs = [make_run(f"solo{level}", [f"luna:{level}"], seed=level) for level in (2, 3, 4)]
     runs += [make_run("duel23", ["luna:2", "luna:3"], seed=7), make_run("duel34", ["luna:3", "luna:4"], seed=8)]
     runs += [make_run(f"vs{level}", ["scripted:balanced", f"luna:{level}"], seed=9) for level in (2, 3, 4)]
-    tables = report.build_tables(load_runs(runs))
+    tables = report.report_tables(load_runs(runs))
     assert not tables["win_rates"]["opponents"].str.contains("luna").any()
     assert not tables["level_ladder"]["opponents"].str.contains("luna").any()
     assert set(tables["win_rates"]["opponents"]) == {"balanced"}

@@ -1,8 +1,9 @@
 """Rules tests: every whole round played by any test here is followed by the invariant checker.
 
-``check_every_round`` wraps ``sim.reference.play_round`` (which ``play_game`` also calls through the
-module), so a test that plays rounds, directly or through ``play_game``, fails as soon as a round
-leaves the state inconsistent (cards lost or duplicated, outposts not conserved, negative cash ...).
+``check_every_round`` wraps ``sim.reference.play_round`` under both its names: the package's (which
+tests call) and ``sim.reference.game``'s (which ``play_game`` calls). So a test that plays rounds,
+directly or through ``play_game``, fails as soon as a round leaves the state inconsistent (cards lost
+or duplicated, outposts not conserved, negative cash ...).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ _checked_play_round.rounds_checked = 0
 @pytest.fixture(autouse=True)
 def check_every_round(monkeypatch):
     monkeypatch.setattr(ref, "play_round", _checked_play_round)
+    monkeypatch.setattr(ref.game, "play_round", _checked_play_round)
     yield _checked_play_round
 
 

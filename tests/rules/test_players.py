@@ -761,7 +761,7 @@ def test_passive_seat_does_nothing_in_a_round(monkeypatch):
     rules, state, rngs = _game("scripted:passive,luna:2")
     calls = []
     player_turn = ref.player_turn
-    monkeypatch.setattr(ref, "player_turn", lambda r, s, seat: (calls.append(seat), player_turn(r, s, seat)))
+    monkeypatch.setattr(ref.game, "player_turn", lambda r, s, seat: (calls.append(seat), player_turn(r, s, seat)))
     ref.play_round(rules, state, rngs, None)
     holder = state.seats[0]
     assert calls == [] and holder.cash == 0 and holder.cards == []
@@ -801,8 +801,8 @@ def test_scripted_seats_act_before_luna_in_each_turn(monkeypatch, seats, player_
             holder.luna.slot_on = [luna_slots == 4, True, True, True, False]
     log = []
     player_turn, luna_turn = ref.player_turn, ref.luna_turn
-    monkeypatch.setattr(ref, "player_turn", lambda r, s, seat: (log.append(seat), player_turn(r, s, seat)))
-    monkeypatch.setattr(ref, "luna_turn", lambda r, s, seat, rng: (log.append(seat), luna_turn(r, s, seat, rng)))
+    monkeypatch.setattr(ref.game, "player_turn", lambda r, s, seat: (log.append(seat), player_turn(r, s, seat)))
+    monkeypatch.setattr(ref.game, "luna_turn", lambda r, s, seat, rng: (log.append(seat), luna_turn(r, s, seat, rng)))
     ref.play_round(rules, state, rngs, None)
     assert log == order
 
@@ -882,8 +882,8 @@ def test_full_round_scripted_balanced_against_level2_hand_traced(monkeypatch):
     assert ids(rules, shuffled) == ["I-3", "I-6", "I-4"]
     log = []
     player_turn, luna_turn = ref.player_turn, ref.luna_turn
-    monkeypatch.setattr(ref, "player_turn", lambda r, s, seat: (log.append(seat), player_turn(r, s, seat)))
-    monkeypatch.setattr(ref, "luna_turn", lambda r, s, seat, rng: (log.append(seat), luna_turn(r, s, seat, rng)))
+    monkeypatch.setattr(ref.game, "player_turn", lambda r, s, seat: (log.append(seat), player_turn(r, s, seat)))
+    monkeypatch.setattr(ref.game, "luna_turn", lambda r, s, seat, rng: (log.append(seat), luna_turn(r, s, seat, rng)))
     ref.play_round(rules, state, rngs, None)
 
     # ---- planning: player totals [1, 1, 1, 1, 0]; plan buy_card (aim #1, the best: astrogo share with

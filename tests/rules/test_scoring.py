@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sim import reference as ref
+from sim.columns import SEAT_NUMERIC
 
 from .helpers import make_rules, new_game, set_values
 
@@ -95,3 +96,15 @@ def test_singularity_ends_after_round_6_without_a_last_preparation(seats):
             assert all(len(records) == rounds for records in result.rounds.values())
             assert result.state.specials_flipped == rounds - 1
             assert sum(row["won"] for row in result.seats) == pytest.approx(1.0)
+
+
+def test_each_seats_row_is_exactly_the_output_columns():
+    # sim/columns.py is the one list of per-seat columns: play_game's rows carry exactly those keys, in
+    # that order, and final_scores plus seat_counters fill each column once and nothing besides.
+    rules = make_rules("scripted:balanced,scripted:passive,luna:3,luna:8", start_bonus="random")
+    result = ref.play_game(rules, 5, 0)
+    for seat, row in enumerate(result.seats):
+        assert tuple(row) == SEAT_NUMERIC
+        scores, counters = ref.final_scores(rules, result.state)[seat], ref.seat_counters(result.state, seat)
+        assert scores.keys().isdisjoint(counters)
+        assert scores.keys() | counters.keys() == set(SEAT_NUMERIC)

@@ -1,0 +1,383 @@
+"""Write a report: tables as CSV, figures as PNG/SVG, ``report.md`` and a self-contained ``report.html``.
+
+Layout written under the study directory::
+
+    report.md          sections with tables as Markdown and links to the figures
+    report.html        the same, figures embedded as base64 PNG (opens offline in any browser)
+    tables/NAME.csv    every table in full
+    figures/NAME.png   every figure
+    figures/NAME.svg
+
+Every file is written atomically (temporary file in the same directory, then ``os.replace``), so
+an interrupted run never leaves a half-written report that looks complete. This module knows
+nothing of what a report contains; :mod:`analysis.report` builds the standard run report and
+:mod:`analysis.study.content` the study report.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from analysis.plotting import plot_style
+
+
+def _umask_file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_FILE_MODE = _umask_file_mode()
+
+#: Rows of a table shown in the Markdown/HTML report; the CSV always has all of them.
+DEFAULT_MAX_ROWS = 40
+
+@dataclass(frozen=True)
+class Section:
+    """One report section: a heading, an explanation and the tables/figures it shows.
+
+    Attributes
+    ----------
+    id
+        Stable name of the section: code refers to a section by it, and it is the section's HTML
+        anchor, so use ``[a-z0-9-]``. The title may change freely.
+    title
+        Heading text.
+    text
+        Paragraph under the heading (Markdown; kept plain so the HTML shows it as is).
+    items
+        Names of tables and figures in display order. A name that is both a table and a figure
+        shows the figure, then the table.
+    """
+
+    id: str
+    title: str
+    text: str
+    items: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if not self.id or any(not (ch.isascii() and (ch.isalnum() or ch in "-_")) for ch in self.id):
+            raise ValueError(f"Section: {self.id!r} is not a usable id (letters, digits, - and _)")
+
+
+#: Id of the section that gathers the tables and figures no other section names.
+OTHER_SECTION = "other"
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """Paths written by :func:`write_report`."""
+
+    markdown: Path
+    html: Path
+    tables: dict[str, Path]
+    figures: dict[str, tuple[Path, Path]]
+
+
+# ----------------------------------------------------------------------------------------------
+# Writing files
+
+
+def atomic_write(path: str | Path, content: bytes | str) -> Path:
+    """Write a file atomically: a temporary file in the same directory, then ``os.replace``.
+
+    Parameters
+    ----------
+    path
+        Destination; its directory is created if needed.
+    content
+        Bytes, or text written as UTF-8.
+
+    Returns
+    -------
+    Path
+        The destination path.
+    """
+    destination = Path(path)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    # Same directory as the destination: os.replace is only atomic within one file system.
+    handle, temporary = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".tmp", dir=destination.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        # mkstemp creates the file private (0600); give it the mode a plain open() would.
+        os.chmod(temporary, _FILE_MODE)
+        os.replace(temporary, destination)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return destination
+
+
+def figure_bytes(figure: Figure, image_format: str) -> bytes:
+    """Render a figure to PNG or SVG bytes in the project's style, without dates in the file."""
+    buffer = io.BytesIO()
+    metadata = {"Date": None} if image_format == "svg" else {"Software": None}
+    with plot_style():
+        figure.savefig(buffer, format=image_format, metadata=metadata, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+# ----------------------------------------------------------------------------------------------
+# Tables as text
+
+
+def format_value(value: Any) -> str:
+    """Text for one table cell: integers as is, floats to 4 significant digits, NaN as empty."""
+    if value is None:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        if math.isnan(number):
+            return ""
+        if abs(number) >= 1e4:
+            return f"{number:.0f}"
+        return f"{number:.4g}"
+    if value is pd.NA:
+        return ""
+    return str(value)
+
+
+def _is_numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def _shown_rows(frame: pd.DataFrame, max_rows: int | None) -> tuple[pd.DataFrame, str]:
+    if max_rows is None or len(frame) <= max_rows:
+        return frame, ""
+    return frame.head(max_rows), f"First {max_rows} of {len(frame)} rows."
+
+
+def markdown_table(frame: pd.DataFrame, max_rows: int | None = None) -> str:
+    """A GitHub-flavoured Markdown table (numbers right-aligned).
+
+    Parameters
+    ----------
+    frame
+        Table to render; the index is ignored.
+    max_rows
+        Show only the first rows, with a note saying how many there are.
+
+    Returns
+    -------
+    str
+        The Markdown text, ending with a newline.
+    """
+    if frame.columns.empty:
+        return "*(no columns)*\n"
+    if frame.empty:
+        return "*(no rows)*\n"
+    shown, note = _shown_rows(frame, max_rows)
+
+    def cell(text: str) -> str:
+        return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+    header = "| " + " | ".join(cell(str(column)) for column in shown.columns) + " |"
+    rule = "|" + "|".join("---:" if _is_numeric(shown[column]) else ":---" for column in shown.columns) + "|"
+    rows = [
+        "| " + " | ".join(cell(format_value(value)) for value in row) + " |"
+        for row in shown.itertuples(index=False, name=None)
+    ]
+    text = "\n".join([header, rule, *rows]) + "\n"
+    return text + (f"\n*{note}*\n" if note else "")
+
+
+def html_table(frame: pd.DataFrame, max_rows: int | None = None) -> str:
+    """An HTML ``<table>`` of a frame (escaped, numbers right-aligned)."""
+    if frame.columns.empty or frame.empty:
+        return "<p><em>(no rows)</em></p>\n"
+    shown, note = _shown_rows(frame, max_rows)
+    numeric = [_is_numeric(shown[column]) for column in shown.columns]
+    lines = ["<table>", "<thead><tr>"]
+    lines += [f"<th>{html.escape(str(column))}</th>" for column in shown.columns]
+    lines += ["</tr></thead>", "<tbody>"]
+    for row in shown.itertuples(index=False, name=None):
+        cells = "".join(
+            f'<td class="num">{html.escape(format_value(value))}</td>'
+            if is_number
+            else f"<td>{html.escape(format_value(value))}</td>"
+            for value, is_number in zip(row, numeric, strict=True)
+        )
+        lines.append(f"<tr>{cells}</tr>")
+    lines += ["</tbody>", "</table>"]
+    if note:
+        lines.append(f'<p class="note">{html.escape(note)}</p>')
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
+# The report
+
+
+_HTML_STYLE = """
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 72em;
+       padding: 0 1em; color: #222; line-height: 1.45; }
+h1 { border-bottom: 2px solid #444; padding-bottom: .2em; }
+h2 { margin-top: 2em; border-bottom: 1px solid #bbb; }
+table { border-collapse: collapse; margin: .8em 0; font-size: .85em; }
+th, td { border: 1px solid #ccc; padding: .2em .5em; }
+th { background: #f0f0f0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+figure { margin: 1em 0; }
+figure img { max-width: 100%; height: auto; }
+figcaption, p.note { color: #555; font-size: .85em; }
+nav ul { columns: 2; }
+"""
+
+
+
+def _caption(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
+
+def arrange_sections(
+    sections: Sequence[Section], tables: Mapping[str, pd.DataFrame], figures: Mapping[str, Figure]
+) -> list[Section]:
+    """Keep sections that have content; gather names no section claims into a last section."""
+    ids = [section.id for section in sections]
+    if len(set(ids)) != len(ids) or OTHER_SECTION in ids:
+        raise ValueError(f"write_report: section ids must be unique and not {OTHER_SECTION!r}, got {ids}")
+    available = set(tables) | set(figures)
+    arranged = []
+    claimed: set[str] = set()
+    for section in sections:
+        present = tuple(name for name in section.items if name in available)
+        claimed.update(section.items)
+        if present:
+            arranged.append(Section(section.id, section.title, section.text, present))
+    leftovers = tuple(name for name in [*tables, *figures] if name not in claimed)
+    if leftovers:
+        arranged.append(Section(OTHER_SECTION, "Other tables and figures", "", tuple(dict.fromkeys(leftovers))))
+    return arranged
+
+
+def write_report(
+    study_dir: str | Path,
+    tables: Mapping[str, pd.DataFrame],
+    figures: Mapping[str, Figure],
+    title: str = "Luna balance report",
+    sections: Sequence[Section] = (),
+    max_rows: int | None = DEFAULT_MAX_ROWS,
+    introduction: str = "",
+    captions: Mapping[str, str] | None = None,
+) -> ReportFiles:
+    """Write tables (CSV), figures (PNG, SVG), ``report.md`` and ``report.html``.
+
+    Parameters
+    ----------
+    study_dir
+        Output directory (created if needed).
+    tables
+        Table name -> DataFrame. Names become file names, so use ``[A-Za-z0-9_-]``.
+    figures
+        Figure name -> Figure.
+    title
+        Report title.
+    sections
+        Section layout (e.g. :data:`analysis.report.DEFAULT_SECTIONS`); sections without content are
+        left out, and tables or figures no section names go to a final "Other tables and figures"
+        section (id :data:`OTHER_SECTION`).
+    max_rows
+        Rows shown per table in the Markdown/HTML (None for all); the CSV files are complete.
+    introduction
+        Optional paragraph under the title.
+    captions
+        Figure name -> caption (e.g. :data:`analysis.report.FIGURE_CAPTIONS`); else the name in words.
+
+    Returns
+    -------
+    ReportFiles
+        Paths of everything written.
+    """
+    root = Path(study_dir)
+    for name in [*tables, *figures]:
+        if not name or any(not (ch.isalnum() or ch in "_-") for ch in name):
+            raise ValueError(f"write_report: {name!r} is not a usable file name (letters, digits, _ and -)")
+    table_paths = {
+        name: atomic_write(root / "tables" / f"{name}.csv", frame.to_csv(index=False, lineterminator="\n"))
+        for name, frame in tables.items()
+    }
+    png_data: dict[str, bytes] = {}
+    figure_paths: dict[str, tuple[Path, Path]] = {}
+    for name, figure in figures.items():
+        png_data[name] = figure_bytes(figure, "png")
+        png = atomic_write(root / "figures" / f"{name}.png", png_data[name])
+        svg = atomic_write(root / "figures" / f"{name}.svg", figure_bytes(figure, "svg"))
+        figure_paths[name] = (png, svg)
+
+    figure_captions = captions or {}
+    arranged = arrange_sections(sections, tables, figures)
+    markdown = [f"# {title}\n"]
+    page = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title>",
+        f"<style>{_HTML_STYLE}</style>",
+        "</head>",
+        "<body>",
+        f"<h1>{html.escape(title)}</h1>",
+    ]
+    if introduction:
+        markdown.append(f"{introduction}\n")
+        page.append(f"<p>{html.escape(introduction)}</p>")
+    markdown.append("## Contents\n")
+    markdown += [f"- [{section.title}](#{section.id})" for section in arranged]
+    markdown.append("")
+    page.append("<nav><h2>Contents</h2><ul>")
+    page += [f'<li><a href="#{s.id}">{html.escape(s.title)}</a></li>' for s in arranged]
+    page.append("</ul></nav>")
+
+    for section in arranged:
+        # The anchor is the section's id in both files, so links survive a retitled section.
+        markdown.append(f'<a id="{section.id}"></a>\n')
+        markdown.append(f"## {section.title}\n")
+        page.append(f'<section id="{section.id}">')
+        page.append(f"<h2>{html.escape(section.title)}</h2>")
+        if section.text:
+            markdown.append(f"{section.text}\n")
+            page.append(f"<p>{html.escape(section.text)}</p>")
+        for name in section.items:
+            if name in figures:
+                caption = figure_captions.get(name) or _caption(name)
+                markdown.append(f"![{caption}](figures/{name}.png)\n")
+                markdown.append(f"*Figure: {caption}* ([SVG](figures/{name}.svg))\n")
+                encoded = base64.b64encode(png_data[name]).decode("ascii")
+                page.append(
+                    f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{encoded}">'
+                    f"<figcaption>Figure: {html.escape(caption)}</figcaption></figure>"
+                )
+            if name in tables:
+                caption = _caption(name)
+                markdown.append(f"### {caption}\n")
+                markdown.append(markdown_table(tables[name], max_rows))
+                markdown.append(f"Full table: [tables/{name}.csv](tables/{name}.csv)\n")
+                page.append(f"<h3>{html.escape(caption)}</h3>")
+                page.append(html_table(tables[name], max_rows))
+        page.append("</section>")
+    page += ["</body>", "</html>", ""]
+
+    markdown_path = atomic_write(root / "report.md", "\n".join(markdown))
+    html_path = atomic_write(root / "report.html", "\n".join(page))
+    return ReportFiles(markdown=markdown_path, html=html_path, tables=table_paths, figures=figure_paths)

@@ -1,0 +1,220 @@
+"""A study's report: loading every part, the study's own tables and figures, the sections around them."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from analysis import plots, report, stats
+from analysis.load import RunData, load_run
+from analysis.render import ReportFiles, Section, write_report
+from analysis.schema import BASE_VARIANT, LUNA
+from analysis.study.plan import StudyError, StudyPlan, part_is_finished, read_plan
+
+
+def _compact(frame: pd.DataFrame) -> pd.DataFrame:
+    """The same frame with each integer column in the smallest integer type that holds its values.
+
+    The simulator writes every count as int64, yet scores, levels and counters fit in one or two
+    bytes; this halves the memory a study of millions of games needs (``pd.concat`` widens again
+    where parts differ). pandas and numpy compute every statistic in float64 or int64 whatever the
+    input width, so the tables do not change. (Text columns are left alone: turning them into
+    shared-object columns measured worse with pandas' string dtype.)
+    """
+    columns = {name: pd.to_numeric(frame[name], downcast="integer") for name in frame.columns
+               if pd.api.types.is_integer_dtype(frame[name].dtype) and len(frame)}
+    return frame.assign(**columns) if columns else frame
+
+
+def load_study(study_dir: str | Path) -> tuple[StudyPlan, RunData]:
+    """Load every part of a finished study as one :class:`analysis.load.RunData`.
+
+    The ``run`` column holds the part name (``solo-L5``, ``myvariant/solo-L5``) and ``variant`` the
+    variant's name, so base and variant runs of the same configuration stay apart.
+
+    Raises
+    ------
+    StudyError
+        When a part has no finished run (the study was interrupted and not resumed).
+    """
+    root = Path(study_dir)
+    plan = read_plan(root)
+    missing = [part.name for part in plan.parts if not part_is_finished(root, plan, part)]
+    if missing:
+        raise StudyError(f"{root}: {len(missing)} part(s) not finished (first: {missing[0]}); rerun: "
+                         f"{plan.command or 'luna-balance study ...'}")
+    seats, rounds, manifests = [], [], {}
+    empty_rounds = None
+    for part in plan.parts:
+        data = load_run(root / part.run)
+        (manifest,) = data.manifests.values()
+        # The loader names a run after its directory; variant runs share directory names with the
+        # base runs, so the part name is the run key here, and the variant comes from the plan.
+        labels = {"run": part.name, "variant": part.variant}
+        seats.append(_compact(data.seats.assign(**labels)))
+        if not data.rounds.empty:
+            rounds.append(_compact(data.rounds.assign(**labels)))
+        elif empty_rounds is None:
+            empty_rounds = data.rounds
+        manifests[part.name] = {**manifest, "config": {**(manifest.get("config") or {}), "variant": part.variant}}
+    frames = pd.concat(seats, ignore_index=True)
+    per_round = pd.concat(rounds, ignore_index=True) if rounds else empty_rounds
+    return plan, RunData(seats=frames, rounds=per_round, manifests=manifests)
+
+
+# ----------------------------------------------------------------------------------------------
+# Study-specific tables and figures
+
+
+def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
+    """The higher level against the lower one in each two-Luna run, game by game.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``variant``, ``run``, ``level`` (the higher), ``level_below``, ``games``, ``wins`` of the
+        higher level (a tie counts half), ``win_rate`` with Wilson ``ci_low``/``ci_high``, and
+        the mean per-game score difference higher − lower ``score_diff`` with its paired 95 %
+        interval ``diff_low``/``diff_high``.
+    """
+    columns = ["variant", "run", "level", "level_below", "games", "wins", "win_rate", "ci_low", "ci_high",
+               "score_diff", "diff_low", "diff_high"]
+    rows = []
+    duels = seats[(seats["n_seats"] == 2) & (seats["opponents"] == LUNA)]
+    for run, group in duels.groupby("run", sort=False):
+        levels = sorted(group["level"].unique())
+        if len(levels) != 2:
+            continue
+        low, high = (group[group["level"] == level].set_index("game") for level in levels)
+        high, low = high.align(low, join="inner", axis=0)
+        wins = float(high["won"].sum())
+        games = len(high)
+        ci_low, ci_high = stats.wilson_interval(wins, games)
+        differences = high["score_total"].to_numpy(dtype=float) - low["score_total"].to_numpy(dtype=float)
+        mean = float(differences.mean())
+        se = float(differences.std(ddof=1) / np.sqrt(games)) if games > 1 else math.nan
+        rows.append({"variant": group["variant"].iloc[0], "run": run, "level": int(levels[1]),
+                     "level_below": int(levels[0]), "games": games, "wins": wins, "win_rate": wins / games,
+                     "ci_low": ci_low, "ci_high": ci_high, "score_diff": mean, "diff_low": mean - stats.Z95 * se,
+                     "diff_high": mean + stats.Z95 * se})
+    return pd.DataFrame(rows, columns=columns)
+
+
+def variant_overview(data: RunData) -> pd.DataFrame:
+    """Base and variant side by side per part and level: Luna's total score, and her win rate where contested.
+
+    The long :func:`analysis.stats.variant_differences` table restricted to the total score and
+    ``won``; ``won`` rows of single-seat parts are dropped (a lone Luna always wins).
+    """
+    table = stats.variant_differences(data, by="level", metrics=("score_total", "won"))
+    if table.empty:
+        return table
+    seat_counts = data.seats.drop_duplicates("run").set_index("run")["n_seats"]
+    contested = table["base_run"].map(seat_counts) >= 2
+    return table[(table["metric"] != "won") | contested].reset_index(drop=True)
+
+
+def _only_runs(data: RunData, runs: Iterable[str]) -> RunData:
+    keep = set(runs)
+    return RunData(seats=data.seats[data.seats["run"].isin(keep)], rounds=data.rounds[data.rounds["run"].isin(keep)],
+                   manifests={run: manifest for run, manifest in data.manifests.items() if run in keep})
+
+
+def _figure_name(prefix: str, variant: str) -> str:
+    return f"{prefix}_{re.sub(r'[^A-Za-z0-9_-]', '_', variant)}"
+
+
+VARIANTS_TEXT = (
+    "Each variant replays every part with the base's seed and game numbers (common random numbers), so game g"
+    " of a variant part and game g of its base part start from the same shuffles. The overview shows base and"
+    " variant means side by side; differences are variant − base with 95 % intervals from the per-game"
+    " differences. The full table covers every score category."
+)
+HEAD_TO_HEAD = Section(
+    "head-to-head",
+    "Head to head",
+    "Two Lunas of adjacent levels in the same games: how often the higher level wins (ties count half) and by"
+    " how much it outscores the lower one per game (paired 95 % interval). The 'luna' rows of the tables above"
+    " pool each level over both of its duels (against the level below and the level above); this section"
+    " compares the two seats of each duel directly.",
+    ("head_to_head",),
+)
+
+
+def study_content(plan: StudyPlan, data: RunData) -> tuple[dict[str, pd.DataFrame], dict[str, Figure],
+                                                            tuple[Section, ...], dict[str, str]]:
+    """Tables, figures, sections and captions of a study's report."""
+    tables = report.report_tables(data)
+    base_runs = [part.name for part in plan.parts if part.variant == BASE_VARIANT]
+    # The standard figures only draw the base variant anyway; variants get figures of their own
+    # below, one per variant over the solo parts, because several parts share a level.
+    figures = report.build_figures(_only_runs(data, base_runs))
+    captions = dict(report.FIGURE_CAPTIONS)
+    duel_table = head_to_head(data.seats)
+    if not duel_table.empty:
+        tables["head_to_head"] = duel_table
+        # One duel per higher level and variant, so (level, variant) is unique as the plot needs.
+        figures["head_to_head"] = plots.plot_win_rates(duel_table, hue="variant", player="The higher level")
+        captions["head_to_head"] = ("Win rate of the higher level against the level below in two-Luna games, "
+                                    "Wilson 95 % intervals (50 % = no difference)")
+    variant_items: list[str] = []
+    if plan.variants:
+        tables["variant_overview"] = variant_overview(data)
+        solo = data.seats[data.seats["opponents"] == ""]
+        figures["variant_scores"] = plots.plot_variant_scores(stats.score_summary(solo, by=["variant", "level"],
+                                                                                  metrics=["score_total"]))
+        captions["variant_scores"] = "Luna alone: mean total score by level, base and variants, 95 % intervals"
+        variant_items += ["variant_scores", "variant_overview"]
+        differences = tables.get("variant_differences", pd.DataFrame())
+        for variant in plan.variants:
+            if differences.empty:
+                break
+            rows = differences[(differences["variant"] == variant.name)
+                               & differences["base_run"].str.startswith("solo-")]
+            if rows.empty:
+                continue
+            name = _figure_name("variant_differences", variant.name)
+            figures[name] = plots.plot_variant_differences(rows, hue="level")
+            captions[name] = (f"Variant {variant.name!r} − base, Luna alone: paired differences per level, "
+                              "95 % intervals")
+            variant_items.append(name)
+        variant_items.append("variant_differences")
+    sections = []
+    for section in report.DEFAULT_SECTIONS:
+        if section.id == report.VARIANTS_SECTION:
+            sections.append(Section(section.id, section.title, VARIANTS_TEXT, tuple(variant_items)))
+            continue
+        sections.append(section)
+        if section.id == report.WIN_RATES_SECTION:
+            sections.append(HEAD_TO_HEAD)
+    return tables, figures, tuple(sections), captions
+
+
+def introduction(plan: StudyPlan, data: RunData) -> str:
+    """The paragraph under the report's title: what was played, with which engine, and the command."""
+    engines = sorted({str((manifest.get("config") or {}).get("engine", "?")) for manifest in data.manifests.values()})
+    text = (f"{len(plan.parts)} parts of {plan.games} games each, seed {plan.seed}, levels "
+            f"{', '.join(map(str, plan.levels))}, {plan.rounds} rounds, starting bonus {plan.start_bonus}, "
+            f"engine {', '.join(engines)}. Every part plays the same seed, so game g starts from the same boards "
+            "in every part. Figures of distributions show the base variant with Luna alone; the tables hold "
+            "every group.")
+    if plan.variants:
+        text += " Variants: " + "; ".join(f"{variant.name} ({variant.title})" if variant.title != variant.name
+                                          else variant.name for variant in plan.variants) + "."
+    if plan.command:
+        text += f" Command: {plan.command}"
+    return text
+
+
+def render_study_dir(study_dir: str | Path) -> ReportFiles:
+    """Rebuild a study's tables, figures and report from its stored runs (no simulation)."""
+    plan, data = load_study(study_dir)
+    tables, figures, sections, captions = study_content(plan, data)
+    return write_report(study_dir, tables, figures, title=f"Luna balance study: {plan.name}",
+                        sections=sections, introduction=introduction(plan, data), captions=captions)

@@ -1,0 +1,227 @@
+"""Playing a study: which parts are missing, which engine plays each, and the runs themselves.
+
+Resume: every part is written atomically by :func:`sim.run.run_simulation`, and a part whose
+``manifest.json`` already records the wanted configuration is kept as it is
+(:func:`analysis.study.plan.part_is_finished`). Running the same study again after an interruption
+therefore only plays the missing parts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from analysis.render import ReportFiles, atomic_write
+from analysis.schema import BASE_VARIANT
+from analysis.study.content import render_study_dir
+from analysis.study.plan import (
+    DEFAULT_GAMES,
+    DEFAULT_LEVELS,
+    DEFAULT_NAME,
+    DEFAULT_RESULTS,
+    DEFAULT_SEED,
+    RUNS_DIR,
+    STUDY_FILE,
+    STUDY_FORMAT,
+    StudyError,
+    part_is_finished,
+    plan_study,
+    read_json,
+    read_variant,
+)
+from sim.config import GameConfig, parse_seats
+from sim.constants import DEFAULT_CHUNK_GAMES
+from sim.gamedata import load_game_data
+from sim.progress import progress_bar
+from sim.run import RunOptions
+
+
+class StudyInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a study; the message says what was kept."""
+
+
+def remove_stale_temporaries(runs_dir: Path) -> None:
+    """Delete half-written run directories left by study processes that died (SIGKILL, power loss).
+
+    ``run_simulation`` names them ``.<part>.partial-<pid>`` / ``.<part>.old-<pid>`` and removes its
+    own on any exception; only a process that no longer exists can have left one behind.
+    """
+    if not runs_dir.is_dir():
+        return
+    for path in sorted(runs_dir.rglob(".*")):  # listed in full first: removing while walking is unsafe
+        match = re.fullmatch(r"\..+\.(?:partial|old)-(\d+)", path.name)
+        if match and path.is_dir() and not process_alive(int(match.group(1))):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether another process with this id exists (this process counts as gone: its temporaries are stale)."""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def resolve_engine(engine: str | None) -> tuple[str, str]:
+    """The engine to use and a note for the user ("" when there is nothing to say).
+
+    ``None`` means the fast engine when it can be imported, else the reference engine. An engine
+    asked for by name that cannot be loaded is an error rather than a silent substitution.
+    """
+    from sim.engines import engine_function
+
+    if engine is not None:
+        try:
+            engine_function(engine)
+        except ImportError as error:
+            raise StudyError(f"--engine: the {engine} engine cannot be loaded: {error}") from None
+        return engine, ""
+    try:
+        engine_function("numba")
+    except Exception as error:  # a broken numba install may fail in any way on import; say so and go on
+        return "reference", f"the numba engine is not available ({type(error).__name__}: {error}); " \
+                            "using the reference engine"
+    return "numba", ""
+
+
+def part_engine(engine: str, data: Any, config: Any) -> tuple[str, str]:
+    """The engine one part is played with, and why it is not ``engine`` ("" when it is).
+
+    The fast engine may not play every configuration (data beyond its compiled capacities); such a
+    part falls back to the reference engine, which plays everything the loader accepts.
+    """
+    from sim.engines import engine_problems
+
+    reason = engine_problems(engine, data, config)
+    return ("reference", reason) if reason else (engine, "")
+
+
+def chunk_size(games: int, workers: int) -> int:
+    """Games per chunk of one part: the default size, or smaller so that several workers share a part."""
+    if workers <= 1:
+        return DEFAULT_CHUNK_GAMES
+    # Several chunks per worker so joblib can balance them; results never depend on the chunking.
+    return max(1, min(DEFAULT_CHUNK_GAMES, math.ceil(games / (4 * workers))))
+
+
+def run_simulation(*args: Any, **kwargs: Any) -> Path:
+    """:func:`sim.run.run_simulation`, imported on first use (kept as a module name so tests can patch it)."""
+    from sim.run import run_simulation as simulate
+
+    return simulate(*args, **kwargs)
+
+
+def run_study(
+    name: str = DEFAULT_NAME,
+    games: int = DEFAULT_GAMES,
+    levels: Sequence[int] = DEFAULT_LEVELS,
+    seed: int = DEFAULT_SEED,
+    variants: Sequence[str | Path] = (),
+    engine: str | None = None,
+    workers: int = 1,
+    quiet: bool = False,
+    results_dir: str | Path = DEFAULT_RESULTS,
+    profiles: Sequence[str] | None = None,
+    command: str = "",
+    log: Callable[[str], None] | None = None,
+) -> ReportFiles:
+    """Simulate the missing parts of a study and write its report.
+
+    Parameters
+    ----------
+    name
+        Study name; the study is written to ``results_dir/name``.
+    games
+        Games per part.
+    levels
+        Luna's levels.
+    seed
+        Run seed shared by every part (so every part, and every variant, plays the same boards).
+    variants
+        Overlay TOML files; each is simulated for every part with the base's seed and games.
+    engine
+        ``"reference"``, ``"numba"``, or None for numba when available.
+    workers
+        Processes per part (joblib); results do not depend on it.
+    quiet
+        No progress bar and no messages.
+    results_dir
+        Parent directory of the study.
+    profiles
+        Scripted profiles to play against every level; default every built-in one but ``passive``.
+    command
+        The command line recorded in ``study.json``.
+    log
+        Receives one-line messages (default: stderr unless quiet).
+
+    Returns
+    -------
+    analysis.render.ReportFiles
+        The report's files.
+    """
+    say = log or ((lambda _text: None) if quiet else (lambda text: print(f"luna-balance: {text}", file=sys.stderr)))
+    if workers < 1:
+        raise StudyError(f"--workers: must be at least 1, got {workers}")
+    study_dir = Path(results_dir) / name
+    loaded = [read_variant(path) for path in variants]  # validate every overlay before any work
+    engine, note = resolve_engine(engine)
+    if note:
+        say(note)
+    plan = plan_study(name, games, seed, levels, engine, [variant for variant, _ in loaded], profiles,
+                      command=command)
+    study_dir.mkdir(parents=True, exist_ok=True)
+    previous = read_json(study_dir / STUDY_FILE)
+    if previous is not None and previous.get("format") != STUDY_FORMAT:
+        raise StudyError(f"{study_dir / STUDY_FILE}: written by another version of luna-balance; "
+                         "use another --name or delete the directory")
+    for variant, content in loaded:
+        target = study_dir / variant.file
+        if not target.is_file() or target.read_bytes() != content:
+            atomic_write(target, content)
+    atomic_write(study_dir / STUDY_FILE, json.dumps(plan.to_json(), indent=2) + "\n")
+    remove_stale_temporaries(study_dir / RUNS_DIR)
+
+    game_data = {BASE_VARIANT: load_game_data()}
+    for variant in plan.variants:
+        game_data[variant.name] = load_game_data(study_dir / variant.file)
+    todo = [part for part in plan.parts
+            if not part_is_finished(study_dir, plan, part, game_data[part.variant].digest)]
+    kept = len(plan.parts) - len(todo)
+    if kept:
+        say(f"{study_dir}: keeping {kept} finished part(s); {len(todo)} to simulate")
+    configs = {part.name: GameConfig(seats=parse_seats(part.seats), rounds=plan.rounds, start_bonus=plan.start_bonus)
+               for part in todo}
+    engines = {part.name: part_engine(engine, game_data[part.variant], configs[part.name])
+               for part in todo}
+    refused = [(name, reason) for name, (_, reason) in engines.items() if reason]
+    if refused:
+        say(f"the {engine} engine cannot play {len(refused)} part(s) (e.g. {refused[0][0]}: {refused[0][1]}); "
+            "they use the reference engine")
+    try:
+        with progress_bar(len(todo) * games, quiet, "study") as bar:
+            for part in todo:
+                bar.set_postfix_str(part.name, refresh=False)
+                options = RunOptions(games=games, seed=seed, engine=engines[part.name][0], detail=part.detail,
+                                     chunk_size=chunk_size(games, workers), workers=workers, overlay=part.overlay)
+                run_simulation(game_data[part.variant], configs[part.name], options, study_dir / part.run,
+                               progress=bar.update,
+                               extra_manifest={"study": {"name": plan.name, "part": part.name,
+                                                         "variant": part.variant,
+                                                         "overlay_digest": part.overlay_digest}})
+    except KeyboardInterrupt:
+        done = sum(part_is_finished(study_dir, plan, part) for part in plan.parts)
+        raise StudyInterrupted(f"interrupted; {done} of {len(plan.parts)} parts are finished and kept in "
+                               f"{study_dir} - rerun the same command to simulate only the rest") from None
+    return render_study_dir(study_dir)

@@ -1,0 +1,152 @@
+"""What the two engines share: the chunk they return, their registry, and what each can play.
+
+An engine is a *play-chunk function* ``play(data, config, seed, first_game, count, detail) -> Chunk``
+that plays games ``first_game .. first_game + count - 1`` of ``config`` with the streams of (seed, g).
+Both engines return the same columns, dtypes, row order and numbers, so the run driver, the study and
+the parity search never care which one played.
+
+The numba engine is imported only when it is asked for: importing it loads numba and may compile
+its kernels, which the reference engine, the command line's parser and ``can_play`` must not pay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim import reference
+from sim.columns import ROUND_CARD_COLUMNS, ROUND_MAJORITY_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC
+from sim.config import GameConfig
+from sim.gamedata import GameData
+
+Columns = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Games ``first_game .. first_game + count - 1`` of one run, as numeric columns."""
+
+    seats: Columns  # SEAT_NUMERIC plus "game" and "seat"
+    rounds: Columns | None  # ROUND_NUMERIC, or None without detail
+
+
+PlayChunk = Callable[[GameData, GameConfig, int, int, int, bool], Chunk]
+
+
+# ---------------------------------------------------------------- the reference engine's adapter
+
+def _round_row(game: int, seat: int, record: reference.RoundRecord) -> dict[str, int]:
+    """One ``luna_rounds`` row: a record field where its name is the column's, derived values otherwise."""
+    row = {"game": game, "seat": seat,
+           "grade2_entered": record.grade2_by_reshuffle + record.grade2_by_token,
+           **dict(zip(ROUND_CARD_COLUMNS, record.cards, strict=True)),
+           **dict(zip(ROUND_MAJORITY_COLUMNS, record.majority_values, strict=True))}
+    return {name: row[name] if name in row else getattr(record, name) for name in ROUND_NUMERIC}
+
+
+def play_chunk_reference(data: GameData, config: GameConfig, seed: int, first_game: int, count: int,
+                         detail: bool) -> Chunk:
+    """Play a chunk of games with the reference engine."""
+    rules = reference.Rules(data, config)
+    seat_rows: dict[str, list] = {name: [] for name in ("game", "seat", *SEAT_NUMERIC)}
+    round_rows: dict[str, list] = {name: [] for name in ROUND_NUMERIC}
+    for game in range(first_game, first_game + count):
+        result = reference.play_game(rules, seed, game, detail=detail)
+        for seat, row in enumerate(result.seats):
+            seat_rows["game"].append(game)
+            seat_rows["seat"].append(seat)
+            for name in SEAT_NUMERIC:
+                seat_rows[name].append(row[name])
+        for seat, records in result.rounds.items():
+            for record in records:
+                for name, value in _round_row(game, seat, record).items():
+                    round_rows[name].append(value)
+    seats = {name: np.asarray(values, dtype=np.float64 if name == "won" else np.int64)
+             for name, values in seat_rows.items()}
+    rounds = {name: np.asarray(values, dtype=np.int64) for name, values in round_rows.items()} if detail else None
+    return Chunk(seats=seats, rounds=rounds)
+
+
+# ---------------------------------------------------------------- the registry
+
+def _load_reference() -> PlayChunk:
+    # Looked up when asked for (not bound at import), so a test may replace the module's function.
+    return play_chunk_reference
+
+
+def _load_numba() -> PlayChunk:
+    from sim.fast import play_chunk_numba
+
+    return play_chunk_numba
+
+
+def _numba_problems(data: GameData, config: GameConfig) -> str:
+    # The table compiler checks everything the kernels' fixed capacities cannot hold; it is plain
+    # Python and numpy, so this neither imports numba nor plays a game.
+    from sim.tables import build_tables
+
+    try:
+        build_tables(data, config)
+    except ValueError as error:
+        return str(error)
+    return ""
+
+
+def _no_problems(data: GameData, config: GameConfig) -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One engine: how to load its play-chunk function, and why it cannot play a configuration."""
+
+    load: Callable[[], PlayChunk]
+    problems: Callable[[GameData, GameConfig], str]  # "" when it can play
+
+
+_REGISTRY: dict[str, Engine] = {
+    "reference": Engine(load=_load_reference, problems=_no_problems),
+    "numba": Engine(load=_load_numba, problems=_numba_problems),
+}
+ENGINES: tuple[str, ...] = tuple(_REGISTRY)  # the names --engine accepts
+
+
+def _engine(name: str) -> Engine:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"--engine: unknown engine {name!r} ({' or '.join(ENGINES)})") from None
+
+
+def check_engine(engine: str) -> None:
+    """Raise the ValueError the command line shows when ``engine`` is not one of ``ENGINES``."""
+    _engine(engine)
+
+
+def engine_function(engine: str) -> PlayChunk:
+    """The play-chunk function of ``engine``.
+
+    Raises
+    ------
+    ValueError
+        ``engine`` is not one of ``ENGINES``.
+    ImportError
+        The engine's module cannot be loaded (for the numba engine: numba is missing or broken).
+    """
+    return _engine(engine).load()
+
+
+def engine_problems(engine: str, data: GameData, config: GameConfig) -> str:
+    """Why ``engine`` cannot play ``config`` with ``data`` (one problem per line), or "" when it can."""
+    return _engine(engine).problems(data, config)
+
+
+def can_play(engine: str, data: GameData, config: GameConfig) -> bool:
+    """Whether ``engine`` can play ``config`` with ``data``; checks only, plays no game.
+
+    The reference engine plays everything the data loader accepts; the numba engine refuses data
+    beyond its compiled capacities (see ``sim/tables.py``).
+    """
+    return not engine_problems(engine, data, config)

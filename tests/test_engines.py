@@ -1,0 +1,58 @@
+"""The engines' common ground: the registry, the reference adapter's columns, and what each engine can play."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC
+from sim.config import GameConfig, parse_seats
+from sim.engines import ENGINES, can_play, engine_function, engine_problems, play_chunk_reference
+from sim.gamedata import load_game_data
+
+DATA = load_game_data()
+
+
+def test_registry_names_both_engines_and_refuses_others():
+    assert set(ENGINES) == {"reference", "numba"}
+    assert engine_function("reference") is play_chunk_reference
+    with pytest.raises(ValueError, match="unknown engine 'turbo'"):
+        engine_function("turbo")
+    with pytest.raises(ValueError, match="unknown engine 'turbo'"):
+        can_play("turbo", DATA, GameConfig(seats=parse_seats("luna:5")))
+
+
+def test_reference_chunk_has_the_contract_columns():
+    config = GameConfig(seats=parse_seats("scripted:passive,luna:3"))
+    chunk = play_chunk_reference(DATA, config, 4, 10, 3, True)
+    assert list(chunk.seats) == ["game", "seat", *SEAT_NUMERIC] and list(chunk.rounds) == list(ROUND_NUMERIC)
+    assert chunk.seats["won"].dtype == np.float64 and chunk.seats["score_total"].dtype == np.int64
+    assert chunk.seats["game"].tolist() == [10, 10, 11, 11, 12, 12]
+    assert len(chunk.rounds["round"]) == 3 * config.rounds
+    assert (chunk.rounds["grade2_entered"]
+            == chunk.rounds["grade2_by_reshuffle"] + chunk.rounds["grade2_by_token"]).all()
+
+
+def test_can_play_checks_the_numba_capacities(tmp_path):
+    config = GameConfig(seats=parse_seats("luna:1,luna:2"))
+    assert can_play("numba", DATA, config) and can_play("reference", DATA, config)
+    overlay = tmp_path / "few_tokens.toml"
+    overlay.write_text('[moon.starting_tokens]\ntokens = [{ helium = 1 }]\n')
+    few_tokens = load_game_data(overlay)
+    assert not can_play("numba", few_tokens, config)
+    assert "starting token" in engine_problems("numba", few_tokens, config)
+    huge = GameConfig(seats=parse_seats("scripted:shares@1e12,luna:3"))
+    assert not can_play("numba", DATA, huge) and can_play("reference", DATA, huge)
+    assert engine_problems("reference", DATA, huge) == ""
+
+
+def test_the_registry_and_can_play_do_not_load_numba():
+    code = ("import sys; from sim.config import GameConfig, parse_seats; from sim.gamedata import load_game_data; "
+            "import sim.cli, sim.run; from sim.engines import can_play, engine_function; engine_function('reference'); "
+            "assert can_play('numba', load_game_data(), GameConfig(seats=parse_seats('luna:5'))); "
+            "print(sorted(name for name in ('numba', 'sim.fast') if name in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
