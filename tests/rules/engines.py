@@ -10,6 +10,7 @@ whole games (``play_game``) are compared engine against engine in ``tests/test_e
 from __future__ import annotations
 
 from sim import reference as ref
+from sim.constants import ACTION_KINDS, SLOT_LETTERS
 from sim.invariants import assert_invariants
 
 from . import numba_bridge as nb
@@ -114,6 +115,48 @@ class NumbaEngine:
 
     def flip_special_plan(self, rules, state):
         nb.run(rules, state, None, nb.FLIP_SPECIAL_PLAN)
+
+    # ---------------------------------------------------------------- scripted players
+
+    def plan_player(self, rules, state, seat, rng):
+        nb.run(rules, state, {seat: rng}, nb.PLAN_PLAYER, seat)
+
+    def choose_aim(self, rules, state, player, kind):
+        """The aim the kernel writes for the player's next planned action (``state`` is left alone)."""
+        seat = next(s for s, holder in enumerate(state.seats) if holder.player is player)
+        n = min(len(player.plan), len(player.aims))  # the reference's zip: the earlier actions' aims
+        assert n < len(SLOT_LETTERS), "a player plans at most one action per slot"
+        return nb.aim(nb.peek(rules, state, nb.CHOOSE_AIM, seat, n, ACTION_KINDS.index(kind)), seat, n)
+
+    def count_blocked_majorities(self, rules, state):
+        nb.run(rules, state, None, nb.COUNT_BLOCKED)
+
+    def luna_majority_values(self, rules, state):
+        return nb.luna_values(nb.peek(rules, state, nb.LUNA_MAJORITY_VALUES))
+
+    def player_turn(self, rules, state, seat):
+        nb.run(rules, state, None, nb.PLAYER_TURN, seat)
+
+    def player_invest(self, rules, state, seat, steps):
+        nb.run(rules, state, None, nb.PLAYER_INVEST, seat, steps)
+
+    def player_expand(self, rules, state, seat, steps):
+        nb.run(rules, state, None, nb.PLAYER_EXPAND, seat, steps)
+
+    def player_helium(self, rules, state, seat, steps):
+        nb.run(rules, state, None, nb.PLAYER_HELIUM, seat, steps)
+
+    def player_research(self, rules, state, seat, steps):
+        nb.run(rules, state, None, nb.PLAYER_RESEARCH, seat, steps)
+
+    def player_research_action(self, rules, state, seat, steps, aim):
+        nb.run(rules, state, None, nb.PLAYER_RESEARCH_ACTION, seat, steps, *aim)
+
+    def player_buy(self, rules, state, seat, aimed):
+        nb.run(rules, state, None, nb.PLAYER_BUY, seat, aimed)
+
+    def player_bonus(self, rules, state, seat):
+        nb.run(rules, state, None, nb.PLAYER_BONUS, seat)
 
     # ---------------------------------------------------------------- the round
 

@@ -23,7 +23,8 @@ Facts only the reference keeps, and how they come back:
   several turns of a round the order is lost, and no rule reads it).
 * ``Stream.draws``: recovered from the stream state's advance (the state moves by a fixed odd constant
   per draw).
-* a scripted seat's ``plans_taken``: not kept by the numba engine (no rules test asserts it).
+* a scripted seat's ``plans_taken``: counted when a player's research action leaves the space it aimed
+  at without the plan that lay there (``player_research_action``, ``player_turn``; not over a round).
 
 Compilation: one jitted dispatcher (``_apply``) with a single signature calls every kernel function a
 test needs, so the tests compile one function. It is not cached on disk: numba's cache checks only
@@ -38,7 +39,7 @@ import numba
 import numpy as np
 
 from sim import reference as ref
-from sim.constants import MAJORITY_TYPES
+from sim.constants import ACTION_KINDS, MAJORITY_TYPES
 from sim.fast import (
     _INT_COLUMNS,
     _OPTIONS,
@@ -49,7 +50,9 @@ from sim.fast import (
     STATE_DTYPE,
     _advance_research,
     _advance_track,
+    _choose_aim,
     _column_coins,
+    _count_blocked_majorities,
     _draw_luna_card,
     _end_luna_actions,
     _ensure_order,
@@ -58,11 +61,19 @@ from sim.fast import (
     _flip_special_plan,
     _gain_helium,
     _lead_margins,
+    _luna_majority_values,
     _luna_turn,
     _plan_luna,
+    _plan_player,
     _play_round,
+    _player_bonus,
+    _player_buy,
+    _player_expand,
     _player_helium,
+    _player_invest,
     _player_research,
+    _player_research_action,
+    _player_turn,
     _preparation,
     _reachable,
     _resolve_card,
@@ -89,12 +100,14 @@ class UnrepresentableError(ValueError):
 
 (SYNC, GAIN_HELIUM, ADVANCE_RESEARCH, ADVANCE_TRACK, DRAW_LUNA_CARD, ORDER, SELECT, LEAD_MARGINS, EXPAND,
  TAKE_COLUMN, RETURN_COLUMN, RESOLVE_CARD, PLAN_LUNA, LUNA_TURN, END_LUNA_ACTIONS, PREPARATION, PLAY_ROUND,
- FINAL_SCORES, FLIP_SPECIAL_PLAN, SETUP, COLUMN_COINS, REACHABLE, PLAYER_HELIUM, PLAYER_RESEARCH) = range(24)
+ FINAL_SCORES, FLIP_SPECIAL_PLAN, SETUP, COLUMN_COINS, REACHABLE, PLAYER_HELIUM, PLAYER_RESEARCH, PLAN_PLAYER,
+ CHOOSE_AIM, COUNT_BLOCKED, LUNA_MAJORITY_VALUES, PLAYER_TURN, PLAYER_INVEST, PLAYER_EXPAND, PLAYER_RESEARCH_ACTION,
+ PLAYER_BUY, PLAYER_BONUS) = range(34)
 
 
 @numba.njit(**_OPTIONS_UNCACHED)
-def _apply(tables, state, op, a, b, c, d):
-    """Run kernel operation ``op`` on ``state[0]`` with the arguments it takes from ``a``-``d``.
+def _apply(tables, state, op, a, b, c, d, e):
+    """Run kernel operation ``op`` on ``state[0]`` with the arguments it takes from ``a``-``e``.
 
     The records travel inside one-element arrays: numba passes an array by reference, so the kernel's
     changes land in the caller's record (a record scalar passed from Python would be a copy)."""
@@ -155,6 +168,26 @@ def _apply(tables, state, op, a, b, c, d):
         return _column_coins(t, a)
     elif op == REACHABLE:
         return np.int64(_reachable(t, st, a))
+    elif op == PLAN_PLAYER:
+        _plan_player(t, st, a)
+    elif op == CHOOSE_AIM:
+        _choose_aim(t, st, a, b, c)
+    elif op == COUNT_BLOCKED:
+        _count_blocked_majorities(t, st)
+    elif op == LUNA_MAJORITY_VALUES:
+        _luna_majority_values(t, st)
+    elif op == PLAYER_TURN:
+        _player_turn(t, st, a)
+    elif op == PLAYER_INVEST:
+        _player_invest(t, st, a, b)
+    elif op == PLAYER_EXPAND:
+        _player_expand(t, st, a, b)
+    elif op == PLAYER_RESEARCH_ACTION:
+        _player_research_action(t, st, a, b, c, d, e)
+    elif op == PLAYER_BUY:
+        _player_buy(t, st, a, b)
+    elif op == PLAYER_BONUS:
+        _player_bonus(t, st, a)
     return 0
 
 
@@ -263,7 +296,7 @@ def to_record(rules: ref.Rules, state: ref.GameState, rngs=None, tables: np.ndar
             _luna_to_record(tables, r, seat, holder.luna)
         else:
             _player_to_record(r, seat, holder.player)
-    _apply(tables, rec, SYNC, 0, 0, 0, 0)
+    _apply(tables, rec, SYNC, 0, 0, 0, 0, 0)
     return rec
 
 
@@ -417,7 +450,7 @@ def _player_back(r, seat: int, player: ref.PlayerState) -> None:
 
 def kernel_value(rules: ref.Rules, op: int, a: int = 0) -> int:
     """A kernel operation that reads only the tables (``COLUMN_COINS``)."""
-    return int(_apply(tables_for(rules), np.zeros(1, STATE_DTYPE), op, a, 0, 0, 0))
+    return int(_apply(tables_for(rules), np.zeros(1, STATE_DTYPE), op, a, 0, 0, 0, 0))
 
 
 def setup(rules: ref.Rules, seed: int, game: int, state: ref.GameState, rngs: list) -> None:
@@ -425,12 +458,20 @@ def setup(rules: ref.Rules, seed: int, game: int, state: ref.GameState, rngs: li
 
     ``state`` is the reference's setup of the same game: it supplies only what the record does not hold."""
     rec = np.zeros(1, STATE_DTYPE)
-    _apply(tables_for(rules), rec, SETUP, seed, game, 0, 0)
+    _apply(tables_for(rules), rec, SETUP, seed, game, 0, 0, 0)
     from_record(rules, rec, state, rngs)
 
 
-def run(rules: ref.Rules, state: ref.GameState, rngs, op: int, a: int = 0, b: int = 0, c: int = 0, d: int = 0, *,
-        tables: np.ndarray | None = None, chosen: list[int] | None = None) -> tuple[np.ndarray, int]:
+def peek(rules: ref.Rules, state: ref.GameState, op: int, *args: int) -> np.ndarray:
+    """Run kernel operation ``op`` on a converted copy of ``state``, leaving ``state`` alone; the record."""
+    tables = tables_for(rules)
+    rec = to_record(rules, state, None, tables)
+    _apply(tables, rec, op, *args, *[0] * (5 - len(args)))
+    return rec
+
+
+def run(rules: ref.Rules, state: ref.GameState, rngs, op: int, a: int = 0, b: int = 0, c: int = 0, d: int = 0,
+        e: int = 0, *, tables: np.ndarray | None = None, chosen: list[int] | None = None) -> tuple[np.ndarray, int]:
     """Run kernel operation ``op`` on ``state`` (converted), write the result back; (record, return value).
 
     ``chosen``: the companies a card's last advance chose (the input of ``_expand_company``)."""
@@ -441,7 +482,10 @@ def run(rules: ref.Rules, state: ref.GameState, rngs, op: int, a: int = 0, b: in
         rec["n_chosen"] = len(chosen)
     if op == PLAY_ROUND:
         a = 1  # always keep the round records: they tell which slots were played
-    value = int(_apply(tables, rec, op, a, b, c, d))
+    aimed_plan = _aimed_plan(state, op, a, c, d)
+    value = int(_apply(tables, rec, op, a, b, c, d, e))
+    if aimed_plan is not None:
+        _count_plan_taken(state, rec, a, *aimed_plan)
     played: dict[int, list[int]] = {}
     if op == LUNA_TURN:
         luna, stop = state.seats[a].luna, int(rec[0]["next_slot"][a])
@@ -453,7 +497,37 @@ def run(rules: ref.Rules, state: ref.GameState, rngs, op: int, a: int = 0, b: in
     return rec, value
 
 
+def _aimed_plan(state: ref.GameState, op: int, seat: int, row: int, space: int) -> tuple[int, int, int, bool] | None:
+    """(row, space, generation, a plan lies there) of the research plan a player's action is about to take."""
+    if op == PLAYER_TURN:
+        player = state.seats[seat].player
+        if ACTION_KINDS[player.plan[player.next_action]] != "research":
+            return None
+        row, space, _ = player.aims[player.next_action]
+    elif op != PLAYER_RESEARCH_ACTION:
+        return None
+    if row < 0:
+        return None
+    return row, space, state.plan_generation[row][space], state.plan_rows[row][space]
+
+
+def _count_plan_taken(state: ref.GameState, rec: np.ndarray, seat: int, row: int, space: int, generation: int,
+                      present: bool) -> None:
+    """``plans_taken``, which the numba state does not keep: the plan that lay there left the space."""
+    r = rec[0]
+    if present and (not r["plan_rows"][row, space] or r["plan_generation"][row, space] != generation):
+        state.seats[seat].player.plans_taken += 1
+
+
 # ---------------------------------------------------------------- reading results off a record
+
+
+def luna_values(rec: np.ndarray) -> list[int]:
+    return rec[0]["luna_values"].tolist()
+
+
+def aim(rec: np.ndarray, seat: int, n: int) -> tuple[int, int, int]:
+    return tuple(rec[0]["aims"][seat, n].tolist())
 
 
 def chosen(rec: np.ndarray) -> list[int]:
