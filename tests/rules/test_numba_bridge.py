@@ -19,7 +19,8 @@ from .engines import NUMBA
 from .helpers import new_game
 
 SEATINGS = ["luna:2", "luna:8", "luna:0,luna:5", "scripted:passive,luna:4,luna:6",
-            "scripted:balanced,scripted:shares,luna:3", "scripted:tank,scripted:random,luna:7,luna:1"]
+            "scripted:balanced,scripted:shares,luna:3", "scripted:tank,scripted:random,luna:7,luna:1",
+            "scripted:balanced@1.3,scripted:shares@0.7,luna:5"]  # fractional strengths: the carried fraction
 
 
 def _mid_game(seats: str, rounds_played: int, seed: int = 5):
