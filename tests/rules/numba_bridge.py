@@ -2,7 +2,8 @@
 
 This is the ONLY module of the rules tests that knows the numba engine's insides (private kernel names,
 ``STATE_DTYPE`` and its field names, the table encoding of a card action). When the engine's modules
-move, re-point the imports below and the calls in ``_apply``; nothing else in the tests changes.
+move or merge (e.g. one marker mover for ``_gain_helium``/``_player_helium``), re-point the imports below
+and the calls in ``_apply``; nothing else in the tests changes.
 
 How a rule is run on the numba side (``run``): the reference state is written into a fresh state record
 (``to_record``), the derived caches the kernels keep beside the facts (owner masks, company values,
@@ -29,8 +30,10 @@ Facts only the reference keeps, and how they come back:
 Compilation: one jitted dispatcher (``_apply``) with a single signature calls every kernel function a
 test needs, so the tests compile one function. It is not cached on disk: numba's cache checks only
 the source file of the cached function, so a cached dispatcher here would keep running an old copy of
-the kernels after ``sim/fast.py`` changed, and a test could no longer fail when a kernel breaks a clause.
-The kernels it calls are cached by the engine as usual, so the compile costs seconds.
+the kernels after ``sim/fast.py`` changed, and a test could no longer fail when a kernel breaks a clause
+(tried: cached, a kernel broken on purpose left every numba clause test passing). The kernels it calls
+are cached by the engine as usual, so the compile costs seconds. Once the engine's cache folder is named
+after a hash of its sources (issue 8, item 1), ``cache=True`` here would be safe too.
 """
 
 from __future__ import annotations
