@@ -89,7 +89,7 @@ from sim.fast import (
 )
 from sim.gamedata import GameData
 from sim.rng import GOLDEN_GAMMA, MASK64
-from sim.tables import _SELECTIONS, _encode_action, build_tables
+from sim.tables import _SELECTIONS, _encode_action, compile_tables
 
 _OPTIONS_UNCACHED = {**_OPTIONS, "cache": False}
 _INVERSE_GAMMA = pow(GOLDEN_GAMMA, -1, 1 << 64)
@@ -203,13 +203,13 @@ def use_data(rules: ref.Rules, data: GameData) -> None:
 
 
 def tables_for(rules: ref.Rules) -> np.ndarray:
-    """The numba tables (``build_tables``) of the data and configuration ``rules`` were built from."""
+    """The numba tables (``compile_tables``) of the data and configuration ``rules`` were built from."""
     tables = rules.__dict__.get("_numba_tables")
     if tables is None:
         data = rules.__dict__.get("_numba_data") or _shipped_data()
         if rules.cards is not data.luna.cards:
             raise ValueError("rules built from other game data: call numba_bridge.use_data(rules, data) first")
-        tables = build_tables(data, rules.config)
+        tables = compile_tables(data, rules.config)
         rules._numba_tables = tables
     return tables
 
