@@ -253,6 +253,7 @@ def test_grade2_cards_only_where_the_level_uses_them(level):
             assert luna.grade2_by_token <= 4
 
 
+# Engine-independent: it reads the game data, which both engines load the same way.
 def test_the_levels_in_the_data_are_the_rulebook_levels():
     levels = game_data().luna.levels
     for level in range(9):

@@ -98,6 +98,8 @@ def test_singularity_ends_after_round_6_without_a_last_preparation(seats):
             assert sum(row["won"] for row in result.seats) == pytest.approx(1.0)
 
 
+# Reference only: a whole game's row keys; the numba engine's columns are compared with these in
+# tests/test_engine_exactness.py.
 def test_each_seats_row_is_exactly_the_output_columns():
     # sim/columns.py is the one list of per-seat columns: play_game's rows carry exactly those keys, in
     # that order, and final_scores plus seat_counters fill each column once and nothing besides.
