@@ -30,3 +30,11 @@ def check_every_round(monkeypatch):
     monkeypatch.setattr(ref, "play_round", _checked_play_round)
     monkeypatch.setattr(ref.game, "play_round", _checked_play_round)
     yield _checked_play_round
+
+
+@pytest.fixture(params=["reference", "numba"])
+def engine(request):
+    """The engine a clause test drives: the reference, or the numba kernels on the converted state."""
+    from .engines import ENGINES
+
+    return ENGINES[request.param]

@@ -28,10 +28,11 @@ def make_rules(seats: str, rounds: int = 7, start_bonus: str = "none") -> ref.Ru
     return ref.Rules(game_data(), GameConfig(seats=parse_seats(seats), rounds=rounds, start_bonus=start_bonus))
 
 
-def new_game(seats: str = "luna:2", seed: int = 11, game: int = 0, rounds: int = 7, start_bonus: str = "none"):
-    """``(rules, state, rngs)`` straight after ``setup_game``; no starting token by default."""
+def new_game(seats: str = "luna:2", seed: int = 11, game: int = 0, rounds: int = 7, start_bonus: str = "none",
+             engine=ref):
+    """``(rules, state, rngs)`` straight after ``setup_game`` (of ``engine``); no starting token by default."""
     rules = make_rules(seats, rounds, start_bonus)
-    state, rngs = ref.setup_game(rules, seed, game)
+    state, rngs = engine.setup_game(rules, seed, game)
     return rules, state, rngs
 
 

@@ -5,21 +5,20 @@ from __future__ import annotations
 
 import pytest
 
-from sim import reference as ref
 from sim.invariants import assert_invariants
 
 from .helpers import NO, cards, clone, ids, new_game
 
 
-def test_draw_takes_the_top_card():
+def test_draw_takes_the_top_card(engine):
     rules, state, rngs = new_game("luna:2")
     luna = state.seats[0].luna
     top, below = luna.deck[-1], luna.deck[-2]
-    assert ref.draw_luna_card(rules, state, 0, rngs[0]) == top
+    assert engine.draw_luna_card(rules, state, 0, rngs[0]) == top
     assert luna.deck[-1] == below and len(luna.deck) == 11 and luna.reshuffles == 0
 
 
-def test_reshuffle_adds_one_grade2_card_at_level_2():
+def test_reshuffle_adds_one_grade2_card_at_level_2(engine):
     # Deck empty, all 12 grade-1 cards on the discard pile, 7 grade-2 cards in the stack.
     # Drawing rebuilds the deck: discard pile (bottom to top) + the stack's top card, one shuffle of the
     # seat stream, then the top card is drawn. The expected order comes from a copy of the stream.
@@ -29,7 +28,7 @@ def test_reshuffle_adds_one_grade2_card_at_level_2():
     added = luna.grade2_stack[-1]
     expected = [*luna.discard, added]
     clone(rngs[0]).shuffle(expected)
-    drawn = ref.draw_luna_card(rules, state, 0, rngs[0])
+    drawn = engine.draw_luna_card(rules, state, 0, rngs[0])
     assert drawn == expected[-1] and luna.deck == expected[:-1]
     assert added in [*luna.deck, drawn] and len(luna.deck) == 12
     assert luna.discard == [] and len(luna.grade2_stack) == 6
@@ -39,31 +38,31 @@ def test_reshuffle_adds_one_grade2_card_at_level_2():
 
 
 @pytest.mark.parametrize("level", [0, 1])
-def test_reshuffle_adds_nothing_at_levels_0_and_1(level):
+def test_reshuffle_adds_nothing_at_levels_0_and_1(level, engine):
     rules, state, rngs = new_game(f"luna:{level}", seed=3)
     luna = state.seats[0].luna
     assert luna.grade2_stack == []
     luna.discard, luna.deck = luna.deck, []
     expected = list(luna.discard)
     clone(rngs[0]).shuffle(expected)
-    drawn = ref.draw_luna_card(rules, state, 0, rngs[0])
+    drawn = engine.draw_luna_card(rules, state, 0, rngs[0])
     assert [*luna.deck, drawn] == expected and len(luna.deck) == 11
     assert all(rules.cards[c].grade == 1 for c in luna.deck)
     assert (luna.reshuffles, luna.grade2_by_reshuffle) == (1, 0)
 
 
-def test_reshuffle_with_an_empty_grade2_stack_adds_nothing():
+def test_reshuffle_with_an_empty_grade2_stack_adds_nothing(engine):
     # Level 5 after all 7 grade-2 cards entered (by tokens, say): the reshuffle is the discard pile alone.
     rules, state, rngs = new_game("luna:5", seed=3)
     luna = state.seats[0].luna
     luna.discard, luna.deck = luna.deck + luna.grade2_stack, []
     luna.grade2_stack, luna.grade2_by_token = [], 7
-    drawn = ref.draw_luna_card(rules, state, 0, rngs[0])
+    drawn = engine.draw_luna_card(rules, state, 0, rngs[0])
     assert len(luna.deck) == 18 and drawn != NO
     assert (luna.reshuffles, luna.grade2_by_reshuffle, luna.grade2_by_token) == (1, 0, 7)
 
 
-def test_reshuffle_happens_in_the_middle_of_planning_a():
+def test_reshuffle_happens_in_the_middle_of_planning_a(engine):
     # Deck: 2 cards (B, C); the other 10 grade-1 cards on the discard pile. Slot D's draw meets the
     # empty deck: discard + 1 grade-2 card are shuffled (11 cards); D and the majority slots draw from it.
     rules, state, rngs = new_game("luna:2", seed=8)
@@ -73,14 +72,14 @@ def test_reshuffle_happens_in_the_middle_of_planning_a():
     added = luna.grade2_stack[-1]
     rebuilt = [*luna.discard, added]
     clone(rngs[0]).shuffle(rebuilt)
-    ref.plan_luna(rules, state, 0, rngs[0])
+    engine.plan_luna(rules, state, 0, rngs[0])
     assert ids(rules, luna.slots[1:3]) == ["I-3", "I-7"]
     assert luna.slots[3] == rebuilt[-1] and luna.majority == [rebuilt[-2], rebuilt[-3]]
     assert luna.deck == rebuilt[:-3] and luna.discard == []
     assert (luna.reshuffles, luna.grade2_by_reshuffle) == (1, 1)
 
 
-def test_no_reshuffle_until_a_card_must_be_drawn_and_round_counters():
+def test_no_reshuffle_until_a_card_must_be_drawn_and_round_counters(engine):
     # Round 1 draws exactly the 5 cards of the deck (B, C, D, left, right): the deck is empty afterwards
     # but is not rebuilt. Round 2's first draw rebuilds it from the 12 discarded cards + 1 grade-2 card.
     rules, state, rngs = new_game("luna:2", seed=4)
@@ -88,10 +87,10 @@ def test_no_reshuffle_until_a_card_must_be_drawn_and_round_counters():
     luna.deck = cards(rules, "I-7", "I-6", "I-3", "I-2", "I-1")  # no reveals, no helium/research
     luna.discard = [c for c in rules.grade1 if c not in luna.deck]
     records = {0: []}
-    ref.play_round(rules, state, rngs, records)
+    engine.play_round(rules, state, rngs, records)
     assert luna.deck == [] and luna.reshuffles == 0 and len(luna.discard) == 12
     assert (records[0][0].deck_size_start, records[0][0].reshuffles) == (5, 0)
-    ref.play_round(rules, state, rngs, records)
+    engine.play_round(rules, state, rngs, records)
     second = records[0][1]
     assert (second.deck_size_start, second.reshuffles, second.grade2_by_reshuffle, second.grade2_by_token) == \
         (0, 1, 1, 0)
@@ -100,11 +99,11 @@ def test_no_reshuffle_until_a_card_must_be_drawn_and_round_counters():
 
 
 @pytest.mark.parametrize("level", [0, 1, 2, 5, 8])
-def test_reshuffle_counters_over_a_game(level):
+def test_reshuffle_counters_over_a_game(level, engine):
     rules, state, rngs = new_game(f"luna:{level}", seed=21, game=level, start_bonus="random")
     records = {0: []}
     for _ in range(7):
-        ref.play_round(rules, state, rngs, records)
+        engine.play_round(rules, state, rngs, records)
     luna = state.seats[0].luna
     # 7 rounds draw at least 35 cards from a deck of 12: at least two reshuffles
     assert luna.reshuffles >= 2

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pytest
 
-from sim import reference as ref
 from sim.invariants import assert_invariants
 
 from .helpers import ASTROGO, MINERVA, SKYMINE, TAWAC, assign_sides, card, new_game, owned, set_board
@@ -25,44 +24,44 @@ def _game(owners, seats="luna:2", vacancies=None):
     return rules, state, len(state.seats) - 1
 
 
-def test_min_takes_the_lowest_reachable_vacant_sector():
+def test_min_takes_the_lowest_reachable_vacant_sector(engine):
     # astrogo reaches 1 7 (station) and 2 7 (next to 1): MIN 2; then 2 adds 3 8: MIN 3
     rules, state, seat = _game(SETUP)
-    ref.expand_company(rules, state, seat, [ASTROGO], 2, lowest=True)
+    engine.expand_company(rules, state, seat, [ASTROGO], 2, lowest=True)
     assert owned(state, ASTROGO) == [1, 2, 3] and state.station_vacant[ASTROGO] == [3, 0, 0]
     assert state.seats[seat].luna.outposts_placed == 2 and state.seats[seat].cash == 1
     assert_invariants(rules, state)
 
 
-def test_max_takes_the_highest_reachable_vacant_sector():
+def test_max_takes_the_highest_reachable_vacant_sector(engine):
     # MAX 7; then 7 adds 8 13 14 (13 is skymine's): MAX 14
     rules, state, seat = _game(SETUP)
-    ref.expand_company(rules, state, seat, [ASTROGO], 2, lowest=False)
+    engine.expand_company(rules, state, seat, [ASTROGO], 2, lowest=False)
     assert owned(state, ASTROGO) == [1, 7, 14] and state.station_vacant[ASTROGO] == [3, 0, 0]
 
 
-def test_sectors_touching_the_station_are_reachable_without_an_outpost():
+def test_sectors_touching_the_station_are_reachable_without_an_outpost(engine):
     # astrogo has no outpost on the Moon and tawac holds sector 1: only 7 is reachable and vacant
     # (2 is next to sector 1, which is not astrogo's). Then 7 opens 2 8 14.
     rules, state, seat = _game({1: TAWAC, 6: TAWAC, 13: SKYMINE, 18: MINERVA})
     assert state.station_vacant[ASTROGO] == [0, 0, 0]
-    ref.expand_company(rules, state, seat, [ASTROGO], 1, lowest=True)
+    engine.expand_company(rules, state, seat, [ASTROGO], 1, lowest=True)
     assert owned(state, ASTROGO) == [7]
-    ref.expand_company(rules, state, seat, [ASTROGO], 1, lowest=True)
+    engine.expand_company(rules, state, seat, [ASTROGO], 1, lowest=True)
     assert owned(state, ASTROGO) == [2, 7]
 
 
-def test_neighbours_of_any_own_outpost_are_reachable():
+def test_neighbours_of_any_own_outpost_are_reachable(engine):
     # an astrogo outpost far away on 22 makes 16 17 21 23 reachable
     rules, state, seat = _game({**SETUP, 22: ASTROGO})
-    ref.expand_company(rules, state, seat, [ASTROGO], 1, lowest=False)
+    engine.expand_company(rules, state, seat, [ASTROGO], 1, lowest=False)
     assert owned(state, ASTROGO) == [1, 22, 23]
     rules, state, seat = _game({**SETUP, 22: ASTROGO})
-    ref.expand_company(rules, state, seat, [ASTROGO], 1, lowest=True)
+    engine.expand_company(rules, state, seat, [ASTROGO], 1, lowest=True)
     assert owned(state, ASTROGO) == [1, 2, 22]
 
 
-def test_less_valuable_company_expands_first_skymine_first():
+def test_less_valuable_company_expands_first_skymine_first(engine):
     # astrogo 1 2 (2 outposts: [2,0,0], 1 coin) reaches 1 2 3 7 8 with 3 8 tawac's: only 7 is vacant.
     # skymine 13 ([1,0,0], 0 coins) reaches 7 14 19: MIN 7. Skymine is less valuable, so it goes first
     # and takes 7. Astrogo then finds nothing vacant: it ousts the reachable company on whose track Luna
@@ -71,7 +70,7 @@ def test_less_valuable_company_expands_first_skymine_first():
     owners = {1: ASTROGO, 2: ASTROGO, 3: TAWAC, 8: TAWAC, 6: TAWAC, 13: SKYMINE, 18: MINERVA}
     rules, state, seat = _game(owners)
     state.track_position[seat] = [0, 1, 4, 0]
-    ref.expand_company(rules, state, seat, [ASTROGO, SKYMINE], 1, lowest=True)
+    engine.expand_company(rules, state, seat, [ASTROGO, SKYMINE], 1, lowest=True)
     assert state.sector_owner[7] == SKYMINE and state.sector_owner[3] == ASTROGO
     assert owned(state, TAWAC) == [6, 8] and state.station_vacant[TAWAC] == [2, 0, 0]
     assert state.station_vacant[ASTROGO] == [3, 0, 0] and state.station_vacant[SKYMINE] == [2, 0, 0]
@@ -79,13 +78,13 @@ def test_less_valuable_company_expands_first_skymine_first():
     assert_invariants(rules, state)
 
 
-def test_less_valuable_company_expands_first_astrogo_first():
+def test_less_valuable_company_expands_first_astrogo_first(engine):
     # Same, but skymine holds 13 19 20 ([3,0,0], 2 coins): astrogo (1 coin) is less valuable and takes 7;
     # skymine then reaches 7 14 15 19 20 21 with 14 15 21 vacant: MIN 14. Nobody is ousted.
     owners = {1: ASTROGO, 2: ASTROGO, 3: TAWAC, 8: TAWAC, 6: TAWAC, 13: SKYMINE, 19: SKYMINE, 20: SKYMINE,
               18: MINERVA}
     rules, state, seat = _game(owners)
-    ref.expand_company(rules, state, seat, [ASTROGO, SKYMINE], 1, lowest=True)
+    engine.expand_company(rules, state, seat, [ASTROGO, SKYMINE], 1, lowest=True)
     assert state.sector_owner[7] == ASTROGO and state.sector_owner[14] == SKYMINE
     assert state.seats[seat].luna.ousted == 0
 
@@ -99,17 +98,17 @@ def test_less_valuable_company_expands_first_astrogo_first():
     ([5, 5, 3], 2),
     ([5, 5, 5], -1),  # no outpost left
 ])
-def test_main_outpost_column_for_taking(vacancies, column):
+def test_main_outpost_column_for_taking(vacancies, column, engine):
     rules, state, _ = new_game("luna:2")
     state.station_vacant[ASTROGO] = list(vacancies)
-    assert ref.take_column(rules, state, ASTROGO) == column
+    assert engine.take_column(rules, state, ASTROGO) == column
 
 
-def test_outposts_come_from_the_next_column_after_one_empties():
+def test_outposts_come_from_the_next_column_after_one_empties(engine):
     owners = {1: ASTROGO, 2: ASTROGO, 3: ASTROGO, 4: ASTROGO, 5: ASTROGO, 6: TAWAC, 13: SKYMINE, 18: MINERVA}
     rules, state, seat = _game(owners)
     assert state.station_vacant[ASTROGO] == [5, 0, 0]
-    ref.expand_company(rules, state, seat, [ASTROGO], 2, lowest=True)
+    engine.expand_company(rules, state, seat, [ASTROGO], 2, lowest=True)
     assert owned(state, ASTROGO) == [1, 2, 3, 4, 5, 7, 8] and state.station_vacant[ASTROGO] == [5, 2, 0]
 
 
@@ -125,12 +124,12 @@ TAWAC_SECTORS = [2, 7, 6, 12, 11, 5, 4, 10, 3, 8, 9, 14, 15, 16, 17]
     (15, [5, 5, 5], [4, 5, 5]),   # every final space vacant: most vacant, fewest coins, closest to logo
 ])
 @pytest.mark.parametrize("lowest", [True, False])
-def test_ousted_outpost_returns_to_its_main_column(count, before, after, lowest):
+def test_ousted_outpost_returns_to_its_main_column(count, before, after, lowest, engine):
     owners = {1: ASTROGO, 13: SKYMINE, 18: MINERVA}
     owners.update({sector: TAWAC for sector in TAWAC_SECTORS[:count]})
     rules, state, seat = _game(owners)
     assert state.station_vacant[TAWAC] == before
-    ref.expand_company(rules, state, seat, [ASTROGO], 1, lowest=lowest)
+    engine.expand_company(rules, state, seat, [ASTROGO], 1, lowest=lowest)
     target = 2 if lowest else 7
     assert state.sector_owner[target] == ASTROGO and state.station_vacant[TAWAC] == after
     assert state.station_vacant[ASTROGO] == [2, 0, 0]
@@ -138,58 +137,58 @@ def test_ousted_outpost_returns_to_its_main_column(count, before, after, lowest)
     assert_invariants(rules, state)
 
 
-def test_oust_victim_is_the_company_she_is_farthest_behind_on():
+def test_oust_victim_is_the_company_she_is_farthest_behind_on(engine):
     # astrogo 1 reaches 2 (tawac) and 7 (skymine). Other seat ahead: margins tawac 3-5 = -2,
     # skymine 1-6 = -5 -> skymine is ousted, from 7, even with MIN.
     owners = {1: ASTROGO, 2: TAWAC, 6: TAWAC, 7: SKYMINE, 13: SKYMINE, 18: MINERVA}
     rules, state, seat = _game(owners, seats="scripted:passive,luna:2")
     state.track_position[0] = [0, 5, 6, 0]
     state.track_position[seat] = [0, 3, 1, 0]
-    ref.expand_company(rules, state, seat, [ASTROGO], 1, lowest=True)
+    engine.expand_company(rules, state, seat, [ASTROGO], 1, lowest=True)
     assert state.sector_owner[7] == ASTROGO and state.sector_owner[2] == TAWAC
     assert state.station_vacant[SKYMINE] == [1, 0, 0]
     # margins tawac -4, skymine -2 -> tawac, from 2, even with MAX
     rules, state, seat = _game(owners, seats="scripted:passive,luna:2")
     state.track_position[0] = [0, 5, 6, 0]
     state.track_position[seat] = [0, 1, 4, 0]
-    ref.expand_company(rules, state, seat, [ASTROGO], 1, lowest=False)
+    engine.expand_company(rules, state, seat, [ASTROGO], 1, lowest=False)
     assert state.sector_owner[2] == ASTROGO and state.sector_owner[7] == SKYMINE
     assert state.station_vacant[TAWAC] == [1, 0, 0]
 
 
-def test_oust_tie_on_farthest_behind_goes_to_the_more_valuable_company():
+def test_oust_tie_on_farthest_behind_goes_to_the_more_valuable_company(engine):
     # margins equal (-2, -2); skymine has 3 outposts out ([3,0,0], 2 coins) vs tawac [2,0,0] (1 coin)
     owners = {1: ASTROGO, 2: TAWAC, 6: TAWAC, 7: SKYMINE, 13: SKYMINE, 19: SKYMINE, 18: MINERVA}
     rules, state, seat = _game(owners, seats="scripted:passive,luna:2")
     state.track_position[0] = [0, 2, 2, 0]
-    ref.expand_company(rules, state, seat, [ASTROGO], 1, lowest=True)
+    engine.expand_company(rules, state, seat, [ASTROGO], 1, lowest=True)
     assert state.sector_owner[7] == ASTROGO and state.station_vacant[SKYMINE] == [2, 0, 0]
 
 
 ASTROGO_ALL = [1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 14, 15, 16, 17, 20]
 
 
-def test_no_outpost_left_forfeits_every_point():
+def test_no_outpost_left_forfeits_every_point(engine):
     owners = {**{s: ASTROGO for s in ASTROGO_ALL}, 6: TAWAC, 13: SKYMINE, 18: MINERVA}
     rules, state, seat = _game(owners)
     assert state.station_vacant[ASTROGO] == [5, 5, 5]
     before = list(state.sector_owner)
-    ref.expand_company(rules, state, seat, [ASTROGO], 2, lowest=True)
+    engine.expand_company(rules, state, seat, [ASTROGO], 2, lowest=True)
     assert state.sector_owner == before and state.seats[seat].luna.outposts_placed == 0
 
 
-def test_last_outpost_placed_then_the_rest_forfeited():
+def test_last_outpost_placed_then_the_rest_forfeited(engine):
     # 14 out ([5,5,4]): 3 points place the last outpost (MIN: 12, next to 11) and forfeit 2
     owners = {**{s: ASTROGO for s in ASTROGO_ALL[:-1]}, 6: TAWAC, 13: SKYMINE, 18: MINERVA}
     rules, state, seat = _game(owners)
     assert state.station_vacant[ASTROGO] == [5, 5, 4]
-    ref.expand_company(rules, state, seat, [ASTROGO], 3, lowest=True)
+    engine.expand_company(rules, state, seat, [ASTROGO], 3, lowest=True)
     assert state.sector_owner[12] == ASTROGO and state.station_vacant[ASTROGO] == [5, 5, 5]
     assert state.seats[seat].luna.outposts_placed == 1
     assert_invariants(rules, state)
 
 
-def test_card_expands_the_companies_its_advance_chose():
+def test_card_expands_the_companies_its_advance_chose(engine):
     # II-7: advance two_biggest_leads 2, expand them 2 MIN each. Solo, markers [0, 3, 0, 2] -> tawac
     # (3) and minerva (2). Advance: tawac 3 -> 5 passes B1's threshold after 4 (+2), minerva 2 -> 4
     # passes D1's after 3 (+2): cash 1 + 4 = 5. Expand, less valuable first (setup stations all
@@ -199,7 +198,7 @@ def test_card_expands_the_companies_its_advance_chose():
     #   oust minerva (the only rival) from its lowest reachable sector 5; minerva [3,0,0] -> [2,0,0]
     rules, state, seat = _game(SETUP)
     state.track_position[seat] = [0, 3, 0, 2]
-    ref.resolve_card(rules, state, seat, card(rules, "II-7"), 1)
+    engine.resolve_card(rules, state, seat, card(rules, "II-7"), 1)
     assert state.track_position[seat] == [0, 5, 0, 4] and state.seats[seat].cash == 5
     assert owned(state, MINERVA) == [11, 18] and owned(state, TAWAC) == [5, 6, 12]
     assert state.station_vacant[MINERVA] == [2, 0, 0] and state.station_vacant[TAWAC] == [3, 0, 0]
@@ -208,10 +207,10 @@ def test_card_expands_the_companies_its_advance_chose():
     assert_invariants(rules, state)
 
 
-def test_expansion_gives_no_sector_reward():
+def test_expansion_gives_no_sector_reward(engine):
     # I-6 from an all-zero start: lead everywhere shared -> the most valuable (astrogo, A1): 0 -> 2 costs
     # and pays nothing on A1; expanding 2 MIN (2, 3) leaves her cash untouched.
     rules, state, seat = _game(SETUP)
-    ref.resolve_card(rules, state, seat, card(rules, "I-6"), 1)
+    engine.resolve_card(rules, state, seat, card(rules, "I-6"), 1)
     assert state.track_position[seat] == [2, 0, 0, 0] and owned(state, ASTROGO) == [1, 2, 3]
     assert state.seats[seat].cash == 1

@@ -28,8 +28,8 @@ LEVEL_TOKENS = {  # luna.toml / luna_facts.json: helium tokens, research tokens,
 
 
 @pytest.mark.parametrize("level", range(9))
-def test_setup_per_level(level):
-    rules, state, rngs = new_game(f"luna:{level}", seed=6, game=level)
+def test_setup_per_level(level, engine):
+    rules, state, rngs = new_game(f"luna:{level}", seed=6, game=level, engine=engine)
     seat = state.seats[0]
     luna = seat.luna
     # decks: the seat stream shuffles the grade-1 cards (data order), then the grade-2 cards at levels 2-8
@@ -56,24 +56,25 @@ def test_setup_per_level(level):
 
 
 @pytest.mark.parametrize("level", [6, 7, 8])
-def test_start_positions_trigger_nothing(level):
+def test_start_positions_trigger_nothing(level, engine):
     # Levels 6-8 put the markers on their start spaces directly: no token fires, no slot switches.
-    _, state, _ = new_game(f"luna:{level}")
+    _, state, _ = new_game(f"luna:{level}", engine=engine)
     luna = state.seats[0].luna
     assert len(luna.deck) == 12 and len(luna.grade2_stack) == 7 and luna.grade2_by_token == 0
     assert luna.helium_tokens == LEVEL_TOKENS[level][0] and luna.research_tokens == LEVEL_TOKENS[level][1]
 
 
-def test_a_token_on_the_start_space_never_fires(tmp_path):
+def test_a_token_on_the_start_space_never_fires(tmp_path, engine):
     # Overlay: level 6 with a helium token on its start space 1. Starting there triggers nothing, and
     # moving on from there does not "reach" it either.
     overlay = tmp_path / "start_token.toml"
     overlay.write_text('name = "token on the start space"\n[luna.levels.6]\nhelium_tokens = [1, 13]\n')
     data = load_game_data(overlay)
     rules = ref.Rules(data, GameConfig(seats=parse_seats("luna:6"), start_bonus="none"))
-    state, _ = ref.setup_game(rules, 1, 0)
+    engine.use_data(rules, data)
+    state, _ = engine.setup_game(rules, 1, 0)
     luna = state.seats[0].luna
-    ref.gain_helium(rules, state, 0, 3)
+    engine.gain_helium(rules, state, 0, 3)
     assert luna.helium == 4 and luna.grade2_by_token == 0 and len(luna.grade2_stack) == 7
 
 
@@ -96,11 +97,11 @@ def _board_token_picks(seed: int, game: int, seats: int) -> list[int]:
 @pytest.mark.parametrize(("seats", "seed", "game"), [("luna:2", 1, 0), ("luna:8", 4, 7),
                                                       ("scripted:passive,luna:3,luna:6", 2, 5),
                                                       ("luna:0,luna:1,luna:5,luna:7", 9, 3)])
-def test_one_random_starting_token_is_applied_to_each_luna(seats, seed, game):
+def test_one_random_starting_token_is_applied_to_each_luna(seats, seed, game, engine):
     with_token = make_rules(seats, start_bonus="random")
     without = make_rules(seats, start_bonus="none")
-    state, _ = ref.setup_game(with_token, seed, game)
-    plain, _ = ref.setup_game(without, seed, game)
+    state, _ = engine.setup_game(with_token, seed, game)
+    plain, _ = engine.setup_game(without, seed, game)
     picks = _board_token_picks(seed, game, len(with_token.config.seats))
     assert len(set(picks)) == len(picks)  # drawn without replacement
     for seat, holder in enumerate(state.seats):
@@ -125,29 +126,29 @@ def test_one_random_starting_token_is_applied_to_each_luna(seats, seed, game):
 # ---------------------------------------------------------------- Luna tokens
 
 
-def test_token_reached_exactly_puts_a_grade2_card_on_top():
+def test_token_reached_exactly_puts_a_grade2_card_on_top(engine):
     rules, state, _ = new_game("luna:4")  # helium tokens 9, 16
     luna = state.seats[0].luna
     luna.helium = 7
     top_of_stack, deck_before = luna.grade2_stack[-1], list(luna.deck)
-    ref.gain_helium(rules, state, 0, 2)
+    engine.gain_helium(rules, state, 0, 2)
     assert luna.helium == 9 and luna.helium_tokens == [16]
     assert luna.deck == [*deck_before, top_of_stack] and len(luna.grade2_stack) == 6
     assert luna.grade2_by_token == 1
     assert_invariants(rules, state)
 
 
-def test_token_passed_fires_too():
+def test_token_passed_fires_too(engine):
     rules, state, _ = new_game("luna:4")
     luna = state.seats[0].luna
     luna.helium = 7
     top_of_stack = luna.grade2_stack[-1]
-    ref.gain_helium(rules, state, 0, 4)  # 7 -> 11 passes 9
+    engine.gain_helium(rules, state, 0, 4)  # 7 -> 11 passes 9
     assert luna.helium == 11 and luna.helium_tokens == [16]
     assert luna.deck[-1] == top_of_stack and luna.grade2_by_token == 1
 
 
-def test_one_move_passing_two_tokens_puts_two_cards_in_stack_order():
+def test_one_move_passing_two_tokens_puts_two_cards_in_stack_order(engine):
     # Level 7 helium tokens 7 and 10: 6 -> 10 fires both. The first fired card (the stack's top) goes on
     # the deck, then the second (the next stack card) on top of it.
     rules, state, _ = new_game("luna:7")
@@ -155,20 +156,22 @@ def test_one_move_passing_two_tokens_puts_two_cards_in_stack_order():
     luna.helium = 6
     first, second = luna.grade2_stack[-1], luna.grade2_stack[-2]
     deck_before = list(luna.deck)
-    ref.gain_helium(rules, state, 0, 4)
+    engine.gain_helium(rules, state, 0, 4)
     assert luna.deck == [*deck_before, first, second]
     assert luna.helium_tokens == [] and luna.grade2_by_token == 2 and len(luna.grade2_stack) == 5
 
 
-def test_research_tokens_fire_the_same_way():
+def test_research_tokens_fire_the_same_way(engine):
     rules, state, _ = new_game("luna:7")  # research tokens 5, 7; starts on 2
     luna = state.seats[0].luna
     first, second = luna.grade2_stack[-1], luna.grade2_stack[-2]
-    ref.advance_research(rules, state, 0, 5)  # 2 -> 7: both
+    engine.advance_research(rules, state, 0, 5)  # 2 -> 7: both
     assert luna.research == 7 and luna.research_tokens == [] and luna.deck[-2:] == [first, second]
     assert luna.slot_on[4]  # passed 4 on the way
 
 
+# Reference only: it puts the marker back below a fired token, which never happens in a game; the numba
+# engine reads the tokens from the level's table, so its state cannot hold a fired token ahead of the marker.
 def test_each_token_fires_once():
     rules, state, _ = new_game("luna:4")
     luna = state.seats[0].luna
@@ -184,20 +187,20 @@ def test_each_token_fires_once():
     assert luna.grade2_by_token == 2 and luna.helium_tokens == []
 
 
-def test_token_with_an_empty_stack_gives_nothing():
+def test_token_with_an_empty_stack_gives_nothing(engine):
     rules, state, _ = new_game("luna:4")
     luna = state.seats[0].luna
     luna.discard, luna.grade2_stack, luna.grade2_by_reshuffle = list(luna.grade2_stack), [], 7
     deck_before = list(luna.deck)
     luna.helium = 8
-    ref.gain_helium(rules, state, 0, 1)
+    engine.gain_helium(rules, state, 0, 1)
     assert luna.deck == deck_before and luna.grade2_by_token == 0
     assert luna.helium_tokens == [16]  # the token is used up all the same
     assert_invariants(rules, state)
 
 
 @pytest.mark.parametrize("level", sorted(LEVEL_TOKENS))
-def test_every_token_of_levels_3_to_8(level):
+def test_every_token_of_levels_3_to_8(level, engine):
     # From the start, the whole tank then the whole research track: each of the level's 4 tokens fires
     # once, putting the stack's cards on the deck in stack order.
     rules, state, _ = new_game(f"luna:{level}")
@@ -206,12 +209,12 @@ def test_every_token_of_levels_3_to_8(level):
     deck_before = list(luna.deck)
     fired = []
     for position in range(luna.helium + 1, 29):
-        ref.gain_helium(rules, state, 0, 1)
+        engine.gain_helium(rules, state, 0, 1)
         if position in LEVEL_TOKENS[level][0]:
             fired.append(position)
             assert luna.deck[-1] == stack[-len(fired)]
     for position in range(luna.research + 1, 16):
-        ref.advance_research(rules, state, 0, 1)
+        engine.advance_research(rules, state, 0, 1)
         if position in LEVEL_TOKENS[level][1]:
             fired.append(position)
             assert luna.deck[-1] == stack[-len(fired)]
@@ -220,18 +223,20 @@ def test_every_token_of_levels_3_to_8(level):
 
 
 @pytest.mark.parametrize("level", [0, 1, 2])
-def test_no_tokens_below_level_3(level):
+def test_no_tokens_below_level_3(level, engine):
     rules, state, _ = new_game(f"luna:{level}")
     luna = state.seats[0].luna
     deck_before = list(luna.deck)
-    ref.gain_helium(rules, state, 0, 28)
-    ref.advance_research(rules, state, 0, 15)
+    engine.gain_helium(rules, state, 0, 28)
+    engine.advance_research(rules, state, 0, 15)
     assert luna.deck == deck_before and luna.grade2_by_token == 0
 
 
 # ---------------------------------------------------------------- whole games per level
 
 
+# Reference only: whole games (play_game); tests/test_engine_exactness.py compares the numba engine's
+# whole games with the reference's, column by column.
 @pytest.mark.parametrize("level", range(9))
 def test_grade2_cards_only_where_the_level_uses_them(level):
     rules = make_rules(f"luna:{level}", start_bonus="random")
@@ -248,6 +253,7 @@ def test_grade2_cards_only_where_the_level_uses_them(level):
             assert luna.grade2_by_token <= 4
 
 
+# Engine-independent: it reads the game data, which both engines load the same way.
 def test_the_levels_in_the_data_are_the_rulebook_levels():
     levels = game_data().luna.levels
     for level in range(9):

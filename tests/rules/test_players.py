@@ -64,15 +64,15 @@ def _standard_spaces(state, seat):
 
 @pytest.mark.parametrize("majority", range(4))
 @pytest.mark.parametrize(("total", "allowed"), [(2, False), (3, True), (4, True)])
-def test_majority_space_refused_below_lunas_value_allowed_at_equal(majority, total, allowed):
+def test_majority_space_refused_below_lunas_value_allowed_at_equal(majority, total, allowed, engine):
     # Luna shows I-5 (left) and I-8 (right): titanium 3, carbon 3, energy 3, minerals 3, scientists 2.
     # The player's total of one type is 2, 3 or 4, every other total 0 (refused everywhere else).
     rules, state, _ = _game()
     set_majority(rules, state, 1, "I-5", "I-8")
-    assert ref.luna_majority_values(rules, state) == [3, 3, 3, 3, 2]
+    assert engine.luna_majority_values(rules, state) == [3, 3, 3, 3, 2]
     player, holder = state.seats[0].player, state.seats[0]
     player.totals = [total if index == majority else 0 for index in range(5)]
-    ref.player_bonus(rules, state, 0)
+    engine.player_bonus(rules, state, 0)
     model = rules.player_model
     if allowed:
         # equal or higher: the majority space of that type, paying the model's majority reward (5)
@@ -88,13 +88,13 @@ def test_majority_space_refused_below_lunas_value_allowed_at_equal(majority, tot
 
 
 @pytest.mark.parametrize(("scientists", "allowed"), [(1, False), (2, True), (3, True)])
-def test_scientist_space_refused_below_lunas_value_allowed_at_equal(scientists, allowed):
+def test_scientist_space_refused_below_lunas_value_allowed_at_equal(scientists, allowed, engine):
     # Luna's scientists: I-5 1 + I-8 1 = 2. Titanium..minerals totals 0 (all refused).
     rules, state, _ = _game()
     set_majority(rules, state, 1, "I-5", "I-8")
     player, holder = state.seats[0].player, state.seats[0]
     player.totals = [0, 0, 0, 0, scientists]
-    ref.player_bonus(rules, state, 0)
+    engine.player_bonus(rules, state, 0)
     assert state.bonus_space_owner[0] == [NOBODY] * 4
     if allowed:
         assert state.scientist_space_owner == 0 and _standard_spaces(state, 0) == []
@@ -105,25 +105,25 @@ def test_scientist_space_refused_below_lunas_value_allowed_at_equal(scientists, 
     assert (player.markers_in_reserve, player.bonus_markers_placed) == (2, 1)
 
 
-def test_majority_spaces_are_tried_in_order_and_an_occupied_one_is_skipped():
+def test_majority_spaces_are_tried_in_order_and_an_occupied_one_is_skipped(engine):
     # totals [3, 3, 0, 0, 2] against [3, 3, 3, 3, 2]: titanium first, then carbon, then (energy and
     # minerals refused) the scientist space, then the standard spaces; each bonus action one marker.
     rules, state, _ = _game()
     set_majority(rules, state, 1, "I-5", "I-8")
     player, holder = state.seats[0].player, state.seats[0]
     player.totals = [3, 3, 0, 0, 2]
-    ref.player_bonus(rules, state, 0)
-    ref.player_bonus(rules, state, 0)
+    engine.player_bonus(rules, state, 0)
+    engine.player_bonus(rules, state, 0)
     assert state.bonus_space_owner[0] == [0, 0, NOBODY, NOBODY] and holder.cash == 15
-    ref.player_bonus(rules, state, 0)
+    engine.player_bonus(rules, state, 0)
     assert state.scientist_space_owner == 0 and holder.cash == 19
     assert player.markers_in_reserve == 0
     # no marker left: a bonus action does nothing
-    ref.player_bonus(rules, state, 0)
+    engine.player_bonus(rules, state, 0)
     assert holder.cash == 19 and player.bonus_markers_placed == 3 and _standard_spaces(state, 0) == []
 
 
-def test_majority_space_freed_when_lunas_discard_rule_removes_that_card():
+def test_majority_space_freed_when_lunas_discard_rule_removes_that_card(engine):
     # Luna plays only slot B. Deck top: I-3 into B, then I-5 (left) and I-8 (right): values
     # [3, 3, 3, 3, 2]. Player totals [1, 1, 1, 1, 1]: every majority space and the scientist space
     # refused -> its first bonus goes to standard space (1,3) (cash 5 + 3 = 8).
@@ -132,21 +132,21 @@ def test_majority_space_freed_when_lunas_discard_rule_removes_that_card():
     luna.slot_on = [False, True, False, False, False]
     order = cards(rules, "I-8", "I-5", "I-3")
     luna.deck = [c for c in luna.deck if c not in order] + order
-    ref.plan_luna(rules, state, 1, rngs[1])
+    engine.plan_luna(rules, state, 1, rngs[1])
     player, holder = state.seats[0].player, state.seats[0]
     player.totals = [1, 1, 1, 1, 1]
-    ref.player_bonus(rules, state, 0)
+    engine.player_bonus(rules, state, 0)
     assert state.bonus_space_owner[0] == [NOBODY] * 4 and _standard_spaces(state, 0) == [(1, 3)]
     assert holder.cash == 8
     # Luna's turn: I-3 from B (+2 coin, astrogo +2, her marker on (1,3) -- taken by the player, so
     # nothing). After her only card the new top of her discard pile is I-3 (3 > 0): the LEFT majority
     # card I-5 goes to the discard pile now -> titanium 0, carbon 0, energy 3, minerals 3, scientists 1.
-    ref.luna_turn(rules, state, 1, rngs[1])
+    engine.luna_turn(rules, state, 1, rngs[1])
     assert luna.passed and luna.markers_in_reserve == 5
     assert ids(rules, luna.majority) == ["-", "I-8"]
-    assert ref.luna_majority_values(rules, state) == [0, 0, 3, 3, 1]
+    assert engine.luna_majority_values(rules, state) == [0, 0, 3, 3, 1]
     # the player's next bonus: titanium 1 >= 0 is now allowed (majority reward 5)
-    ref.player_bonus(rules, state, 0)
+    engine.player_bonus(rules, state, 0)
     assert state.bonus_space_owner[0] == [0, NOBODY, NOBODY, NOBODY] and holder.cash == 13
     assert (player.markers_in_reserve, player.bonus_markers_placed) == (1, 2)
     assert_invariants(rules, state)
@@ -155,7 +155,7 @@ def test_majority_space_freed_when_lunas_discard_rule_removes_that_card():
 # ---------------------------------------------------------------- blocked majorities
 
 
-def test_count_blocked_majorities_per_type_and_max_over_lunas():
+def test_count_blocked_majorities_per_type_and_max_over_lunas(engine):
     # Luna seat 2 (level 2): I-12 left, I-1 right -> [3, 0, 0, 3, 2]
     # Luna seat 3 (level 5): I-2 left, I-7 right -> [4, 0, 0, 4, 0]
     # highest per type: [4, 0, 0, 4, 2]
@@ -164,31 +164,31 @@ def test_count_blocked_majorities_per_type_and_max_over_lunas():
     set_majority(rules, state, 3, "I-2", "I-7")
     assert ref.majority_values(rules, state.seats[2].luna) == [3, 0, 0, 3, 2]
     assert ref.majority_values(rules, state.seats[3].luna) == [4, 0, 0, 4, 0]
-    assert ref.luna_majority_values(rules, state) == [4, 0, 0, 4, 2]
+    assert engine.luna_majority_values(rules, state) == [4, 0, 0, 4, 2]
     # seat 0 totals [4, 0, 0, 3, 1]: titanium 4 = 4 free; carbon, energy 0 = 0 free; minerals 3 < 4
     # (blocked by the level-5 Luna only: 3 = 3 for the other); scientists 1 < 2 (the level-2 Luna only)
     state.seats[0].player.totals = [4, 0, 0, 3, 1]
     # seat 1 totals [3, 5, 5, 4, 2]: titanium 3 < 4 only
     state.seats[1].player.totals = [3, 5, 5, 4, 2]
-    ref.count_blocked_majorities(rules, state)
+    engine.count_blocked_majorities(rules, state)
     assert state.seats[0].player.blocked == [0, 0, 0, 1, 1]
     assert state.seats[1].player.blocked == [1, 0, 0, 0, 0]
     # counted once per call (once a round in play_round): the counters add up
-    ref.count_blocked_majorities(rules, state)
+    engine.count_blocked_majorities(rules, state)
     assert state.seats[0].player.blocked == [0, 0, 0, 2, 2]
 
 
-def test_no_luna_blocks_nothing():
+def test_no_luna_blocks_nothing(engine):
     rules, state, _ = new_game("scripted:balanced,scripted:tank")
-    assert ref.luna_majority_values(rules, state) == [0, 0, 0, 0, 0]
-    ref.count_blocked_majorities(rules, state)
+    assert engine.luna_majority_values(rules, state) == [0, 0, 0, 0, 0]
+    engine.count_blocked_majorities(rules, state)
     assert all(holder.player.blocked == [0] * 5 for holder in state.seats)
     # every majority space is open to a total of 0: titanium first
-    ref.player_bonus(rules, state, 0)
+    engine.player_bonus(rules, state, 0)
     assert state.bonus_space_owner[0] == [0, NOBODY, NOBODY, NOBODY] and state.seats[0].cash == 10
 
 
-def test_blocked_counts_in_a_played_round():
+def test_blocked_counts_in_a_played_round(engine):
     # Luna's deck top: B I-3, C I-10, D I-2, left I-12 (3/0, 1), right I-1 (0/3, 1): values
     # [3, 0, 0, 3, 2]. The player's round-1 totals [1, 1, 1, 1, 0]: titanium, minerals and scientists
     # are lower -> blocked once each this round, whatever the player then does.
@@ -196,7 +196,7 @@ def test_blocked_counts_in_a_played_round():
     luna = state.seats[1].luna
     order = cards(rules, "I-1", "I-12", "I-2", "I-10", "I-3")
     luna.deck = [c for c in luna.deck if c not in order] + order
-    ref.play_round(rules, state, rngs, None)
+    engine.play_round(rules, state, rngs, None)
     assert state.seats[0].player.totals == [1, 1, 1, 1, 0]
     assert state.seats[0].player.blocked == [1, 0, 0, 1, 1]
 
@@ -214,40 +214,40 @@ def _standard_only(seats: str):
     return rules, state, rngs
 
 
-def test_luna_marker_on_first_preference_is_a_lost_bonus_space():
+def test_luna_marker_on_first_preference_is_a_lost_bonus_space(engine):
     rules, state, _ = _standard_only("scripted:balanced,luna:2")
     # Luna's I-3 played from B puts her marker on (1,3), the player's first standard preference
-    ref.place_bonus_marker(state, 1, _luna_action(rules, "I-3", "place_bonus_marker"), slot("B"))
+    engine.place_bonus_marker(rules, state, 1, _luna_action(rules, "I-3", "place_bonus_marker"), slot("B"))
     assert state.bonus_space_owner[1][3] == 1
     player, holder = state.seats[0].player, state.seats[0]
-    ref.player_bonus(rules, state, 0)
+    engine.player_bonus(rules, state, 0)
     # lost; it takes the next free space in its order, (2,1), paying standard_bonus_rewards[1][1] = 3
     assert player.bonus_spaces_lost == 1 and _standard_spaces(state, 0) == [(2, 1)] and holder.cash == 8
     # the next bonus action again finds her marker where it would go first -> lost again; (1,0) pays 3
-    ref.player_bonus(rules, state, 0)
+    engine.player_bonus(rules, state, 0)
     assert player.bonus_spaces_lost == 2 and _standard_spaces(state, 0) == [(1, 0), (2, 1)] and holder.cash == 11
     assert (player.markers_in_reserve, player.bonus_markers_placed) == (1, 2)
     assert_invariants(rules, state)
 
 
-def test_space_held_by_another_scripted_player_is_not_lost_to_luna():
+def test_space_held_by_another_scripted_player_is_not_lost_to_luna(engine):
     # two scripted seats: 2 markers each
     rules, state, _ = _standard_only("scripted:balanced,scripted:balanced,luna:2")
-    ref.player_bonus(rules, state, 1)  # seat 1 takes (1,3) first
-    ref.player_bonus(rules, state, 0)  # seat 0 finds it held by a player: not a loss, takes (2,1)
+    engine.player_bonus(rules, state, 1)  # seat 1 takes (1,3) first
+    engine.player_bonus(rules, state, 0)  # seat 0 finds it held by a player: not a loss, takes (2,1)
     assert _standard_spaces(state, 1) == [(1, 3)] and _standard_spaces(state, 0) == [(2, 1)]
     assert state.seats[0].player.bonus_spaces_lost == 0 and state.seats[1].player.bonus_spaces_lost == 0
     assert state.seats[0].cash == 8
 
 
-def test_space_it_would_take_after_a_players_marker_can_be_lost_to_luna():
+def test_space_it_would_take_after_a_players_marker_can_be_lost_to_luna(engine):
     # seat 1 holds (1,3); Luna's I-3 from C puts her marker on (2,1), the next in seat 0's order:
     # the space it would have taken holds a Luna marker -> lost; it takes (1,0) (reward 3)
     rules, state, _ = _standard_only("scripted:balanced,scripted:balanced,luna:2")
-    ref.player_bonus(rules, state, 1)
-    ref.place_bonus_marker(state, 2, _luna_action(rules, "I-3", "place_bonus_marker"), slot("C"))
+    engine.player_bonus(rules, state, 1)
+    engine.place_bonus_marker(rules, state, 2, _luna_action(rules, "I-3", "place_bonus_marker"), slot("C"))
     assert state.bonus_space_owner[2][1] == 2
-    ref.player_bonus(rules, state, 0)
+    engine.player_bonus(rules, state, 0)
     assert state.seats[0].player.bonus_spaces_lost == 1 and _standard_spaces(state, 0) == [(1, 0)]
     assert state.seats[0].cash == 8
 
@@ -278,31 +278,33 @@ def _display_game(seats: str = "scripted:balanced,luna:2", seed: int = 11):
     return rules, state, rngs
 
 
+# Reference only: the numba engine has no ranking of its own (its comparator _ranks_before serves
+# _choose_aim and _player_buy, whose aim and buy tests below run on both engines).
 def test_display_ranking_for_a_buyer():
     rules, state, _ = _display_game()
     assert ref.ranked_display_spaces(rules, state) == [space - 1 for space in RANKED]
 
 
-def test_aims_at_the_best_card_and_a_second_buy_aims_at_the_next():
+def test_aims_at_the_best_card_and_a_second_buy_aims_at_the_next(engine):
     rules, state, _ = _display_game()
     player = state.seats[0].player
-    assert ref.choose_aim(rules, state, player, "buy_card") == (10, -1, 0)  # space 9
+    assert engine.choose_aim(rules, state, player, "buy_card") == (10, -1, 0)  # space 9
     player.plan, player.aims = [4], [(10, -1, 0)]  # one buy_card already planned
-    assert ref.choose_aim(rules, state, player, "buy_card") == (6, -1, 0)  # space 5
-    assert ref.choose_aim(rules, state, player, "invest") == (NO, -1, 0)
+    assert engine.choose_aim(rules, state, player, "buy_card") == (6, -1, 0)  # space 5
+    assert engine.choose_aim(rules, state, player, "invest") == (NO, -1, 0)
 
 
 @pytest.mark.parametrize(("cash", "bought", "space"), [(5, 6, 5), (4, 4, 10)])
-def test_card_luna_took_is_lost_and_the_next_best_affordable_is_bought(cash, bought, space):
+def test_card_luna_took_is_lost_and_the_next_best_affordable_is_bought(cash, bought, space, engine):
     rules, state, _ = _display_game()
     player, holder = state.seats[0].player, state.seats[0]
-    aim = ref.choose_aim(rules, state, player, "buy_card")
+    aim = engine.choose_aim(rules, state, player, "buy_card")
     assert aim == (10, -1, 0)
     # Luna's I-12 played from B takes display spaces 3 and 9 (its matrix letters them "ABCDE" and "B")
-    ref.gain_card(rules, state, 1, _luna_action(rules, "I-12", "gain_card"), slot("B"))
+    engine.gain_card(rules, state, 1, _luna_action(rules, "I-12", "gain_card"), slot("B"))
     assert state.seats[1].cards == [2, 10] and state.display[2] == state.display[8] == NO
     holder.cash = cash
-    ref.player_buy(rules, state, 0, aim[0])
+    engine.player_buy(rules, state, 0, aim[0])
     # cash 5: the next best is space 5 (#7, skymine, price 5); cash 4 cannot pay it -> space 10 (#5,
     # astrogo, price 1)
     assert player.cards_lost == 1
@@ -313,30 +315,30 @@ def test_card_luna_took_is_lost_and_the_next_best_affordable_is_bought(cash, bou
     assert_invariants(rules, state)
 
 
-def test_card_another_player_took_is_not_lost_to_luna():
+def test_card_another_player_took_is_not_lost_to_luna(engine):
     rules, state, _ = _display_game("scripted:balanced,scripted:balanced,luna:2")
     first, second = state.seats[0], state.seats[1]
-    aim = ref.choose_aim(rules, state, first.player, "buy_card")
-    assert ref.choose_aim(rules, state, second.player, "buy_card") == aim == (10, -1, 0)
-    ref.player_buy(rules, state, 1, 10)  # seat 1 buys #11 (price 3): cash 2
-    ref.player_buy(rules, state, 0, 10)  # seat 0: gone, but not to Luna -> the next best, #7 (price 5)
+    aim = engine.choose_aim(rules, state, first.player, "buy_card")
+    assert engine.choose_aim(rules, state, second.player, "buy_card") == aim == (10, -1, 0)
+    engine.player_buy(rules, state, 1, 10)  # seat 1 buys #11 (price 3): cash 2
+    engine.player_buy(rules, state, 0, 10)  # seat 0: gone, but not to Luna -> the next best, #7 (price 5)
     assert second.cards == [10] and second.cash == 2
     assert first.cards == [6] and first.cash == 0
     assert first.player.cards_lost == 0 and second.player.cards_lost == 0
 
 
-def test_unaffordable_aimed_card_falls_back_without_a_loss():
+def test_unaffordable_aimed_card_falls_back_without_a_loss(engine):
     # aimed #11 (space 9, price 3) with cash 2: next in rank space 5 (#7, price 5) is too dear,
     # space 3 (#3, price 2) is bought
     rules, state, _ = _display_game()
     holder = state.seats[0]
     holder.cash = 2
-    ref.player_buy(rules, state, 0, 10)
+    engine.player_buy(rules, state, 0, 10)
     assert holder.cards == [2] and holder.cash == 0 and state.display[8] == 10
     assert holder.player.cards_lost == 0
 
 
-def test_aimed_card_still_shown_is_bought_even_if_no_longer_the_best():
+def test_aimed_card_still_shown_is_bought_even_if_no_longer_the_best(engine):
     # after aiming at #11 (space 9), a better skymine card appears on space 1: #23 (index 22, carbon 3,
     # price 2) ties on resources and has the lower space; the player still buys the card it aimed at
     rules, state, _ = _display_game()
@@ -344,100 +346,100 @@ def test_aimed_card_still_shown_is_bought_even_if_no_longer_the_best():
     state.action_deck.append(state.display[0])
     state.display[0] = 22
     assert ref.ranked_display_spaces(rules, state)[:2] == [0, 8]
-    ref.player_buy(rules, state, 0, 10)
+    engine.player_buy(rules, state, 0, 10)
     assert state.seats[0].cards == [10] and state.seats[0].cash == 2
 
 
-def test_nothing_affordable_buys_nothing():
+def test_nothing_affordable_buys_nothing(engine):
     rules, state, _ = _display_game()
     state.seats[0].cash = 0
-    ref.player_buy(rules, state, 0, 10)
+    engine.player_buy(rules, state, 0, 10)
     assert state.seats[0].cards == [] and state.display == DISPLAY
 
 
 # ---------------------------------------------------------------- research plans
 
 
-def test_plan_luna_discarded_is_lost_costs_a_step_and_the_refill_is_taken():
+def test_plan_luna_discarded_is_lost_costs_a_step_and_the_refill_is_taken(engine):
     rules, state, _ = _game()
     player = state.seats[0].player
     assert state.plan_rows[0] == [True] * 4 and state.plan_decks == [20, 20, 20]
     assert state.plan_generation[0] == [1, 1, 1, 1]
     # two research actions planned: the first aims at row A space 1, the second at row A space 2
-    first = ref.choose_aim(rules, state, player, "research")
+    first = engine.choose_aim(rules, state, player, "research")
     player.plan, player.aims = [3], [first]
-    second = ref.choose_aim(rules, state, player, "research")
+    second = engine.choose_aim(rules, state, player, "research")
     assert (first, second) == ((0, 0, 1), (0, 1, 1))
     # Luna's I-9 from B discards row A space 2 (its cell "B"); the space is refilled (generation 2)
-    ref.discard_research_plan(state, 1, _luna_action(rules, "I-9", "discard_research_plan", 1), slot("B"))
+    engine.discard_research_plan(rules, state, 1, _luna_action(rules, "I-9", "discard_research_plan", 1), slot("B"))
     assert state.luna_discarded[0] == [set(), {1}, set(), set()] and state.plan_generation[0] == [1, 2, 1, 1]
     assert state.plan_decks[0] == 19
     # first research action (4 steps): its plan is still there -> taken, no loss; research 0 -> 4
     # switches slot E ON
-    ref.player_research_action(rules, state, 0, 4, first)
+    engine.player_research_action(rules, state, 0, 4, first)
     assert (player.plans_taken, player.plans_lost, player.research) == (1, 0, 4) and player.slot_on[4]
     assert state.luna_discarded[0] == [set(), {1}, set(), set()] and state.plan_decks[0] == 18
     # second (4 steps): Luna discarded that plan -> lost, 4 - 1 = 3 steps; the refilled plan is taken
-    ref.player_research_action(rules, state, 0, 4, second)
+    engine.player_research_action(rules, state, 0, 4, second)
     assert (player.plans_taken, player.plans_lost, player.research) == (2, 1, 7)
     assert state.luna_discarded[0] == [set(), {1}, set(), set()] and state.plan_generation[0] == [2, 3, 1, 1]
     assert state.plan_rows[0] == [True] * 4 and state.plan_decks[0] == 17
     assert_invariants(rules, state)
 
 
-def test_plan_luna_discarded_with_an_empty_row_deck_is_lost_and_nothing_taken():
+def test_plan_luna_discarded_with_an_empty_row_deck_is_lost_and_nothing_taken(engine):
     rules, state, _ = _game()
     player = state.seats[0].player
     state.plan_decks[0] = 0
-    aim = ref.choose_aim(rules, state, player, "research")
+    aim = engine.choose_aim(rules, state, player, "research")
     assert aim == (0, 0, 1)
     # I-9 from A discards row A space 1 (cell "AE"); no refill
-    ref.discard_research_plan(state, 1, _luna_action(rules, "I-9", "discard_research_plan", 1), slot("A"))
-    ref.player_research_action(rules, state, 0, 1, aim)  # 1 step - 1 = 0 steps
+    engine.discard_research_plan(rules, state, 1, _luna_action(rules, "I-9", "discard_research_plan", 1), slot("A"))
+    engine.player_research_action(rules, state, 0, 1, aim)  # 1 step - 1 = 0 steps
     assert (player.plans_lost, player.plans_taken, player.research) == (1, 0, 0)
     assert state.plan_rows[0] == [False, True, True, True] and state.luna_discarded[0][0] == {1}
 
 
-def test_plan_taken_by_another_player_is_not_lost_to_luna():
+def test_plan_taken_by_another_player_is_not_lost_to_luna(engine):
     rules, state, _ = _game("scripted:balanced,scripted:tank,luna:2")
     first, second = state.seats[0].player, state.seats[1].player
-    aim = ref.choose_aim(rules, state, first, "research")
-    assert ref.choose_aim(rules, state, second, "research") == aim == (0, 0, 1)
-    ref.player_research_action(rules, state, 1, 2, aim)  # seat 1 takes it first
-    ref.player_research_action(rules, state, 0, 2, aim)  # seat 0: gone, but not to Luna: full 2 steps
+    aim = engine.choose_aim(rules, state, first, "research")
+    assert engine.choose_aim(rules, state, second, "research") == aim == (0, 0, 1)
+    engine.player_research_action(rules, state, 1, 2, aim)  # seat 1 takes it first
+    engine.player_research_action(rules, state, 0, 2, aim)  # seat 0: gone, but not to Luna: full 2 steps
     assert (first.plans_lost, first.plans_taken, first.research) == (0, 1, 2)
     assert (second.plans_lost, second.plans_taken, second.research) == (0, 1, 2)
     assert state.plan_generation[0][0] == 3 and state.luna_discarded[0] == [set()] * 4
 
 
-def test_plan_lost_to_luna_counts_even_after_another_player_took_the_refill():
+def test_plan_lost_to_luna_counts_even_after_another_player_took_the_refill(engine):
     """Regression: the loss was decided by the LAST seat to empty the space, so when another player
     took the refill of a plan Luna had discarded, the aiming player lost nothing."""
     rules, state, _ = _game("scripted:balanced,scripted:tank,luna:2")
     first, second = state.seats[0].player, state.seats[1].player
-    aim = ref.choose_aim(rules, state, first, "research")
+    aim = engine.choose_aim(rules, state, first, "research")
     assert aim == (0, 0, 1)
     # Luna (seat 2) discards row A space 1 from slot A (cell "AE"); the refill is generation 2
-    ref.discard_research_plan(state, 2, _luna_action(rules, "I-9", "discard_research_plan", 1), slot("A"))
-    later = ref.choose_aim(rules, state, second, "research")
+    engine.discard_research_plan(rules, state, 2, _luna_action(rules, "I-9", "discard_research_plan", 1), slot("A"))
+    later = engine.choose_aim(rules, state, second, "research")
     assert later == (0, 0, 2)
-    ref.player_research_action(rules, state, 1, 2, later)  # seat 1 takes the refill: its own plan, no loss
-    ref.player_research_action(rules, state, 0, 3, aim)  # seat 0's plan went to Luna: lost, 3 - 1 = 2 steps
+    engine.player_research_action(rules, state, 1, 2, later)  # seat 1 takes the refill: its own plan, no loss
+    engine.player_research_action(rules, state, 0, 3, aim)  # seat 0's plan went to Luna: lost, 3 - 1 = 2 steps
     assert (second.plans_lost, second.research) == (0, 2)
     assert (first.plans_lost, first.research) == (1, 2)
 
 
-def test_plan_lost_to_luna_counts_even_when_she_discarded_the_refill_too():
+def test_plan_lost_to_luna_counts_even_when_she_discarded_the_refill_too(engine):
     """Luna discards the aimed plan, then its refill: the aimed plan is still one she took."""
     rules, state, _ = _game()
     player = state.seats[0].player
-    aim = ref.choose_aim(rules, state, player, "research")
+    aim = engine.choose_aim(rules, state, player, "research")
     assert aim == (0, 0, 1)
     discard = _luna_action(rules, "I-9", "discard_research_plan", 1)
-    ref.discard_research_plan(state, 1, discard, slot("A"))  # generation 1 gone, refill is generation 2
-    ref.discard_research_plan(state, 1, discard, slot("A"))  # generation 2 gone, refill is generation 3
+    engine.discard_research_plan(rules, state, 1, discard, slot("A"))  # generation 1 gone, refill is generation 2
+    engine.discard_research_plan(rules, state, 1, discard, slot("A"))  # generation 2 gone, refill is generation 3
     assert state.luna_discarded[0][0] == {1, 2} and state.plan_generation[0][0] == 3
-    ref.player_research_action(rules, state, 0, 3, aim)
+    engine.player_research_action(rules, state, 0, 3, aim)
     assert (player.plans_lost, player.plans_taken, player.research) == (1, 1, 2)
 
 
@@ -453,7 +455,7 @@ def _give_card(state, seat: int, card_index: int) -> None:
     state.seats[seat].cards.append(card_index)
 
 
-def test_player_outpost_ousted_by_luna_lowers_its_company_score():
+def test_player_outpost_ousted_by_luna_lowers_its_company_score(engine):
     # Board: astrogo 1, tawac 2 and 6, skymine 13 ([1,0,0]: 0 coins), minerva 18.
     # Seat 0 holds skymine: 4 track spaces + card #3 (index 2, a skymine share) = 5 shares.
     rules, state, _ = _game()
@@ -461,23 +463,23 @@ def test_player_outpost_ousted_by_luna_lowers_its_company_score():
     state.track_position[0] = [0, 0, 4, 0]
     _give_card(state, 0, 2)
     player, holder = state.seats[0].player, state.seats[0]
-    before = ref.final_scores(rules, state)[0]
+    before = engine.final_scores(rules, state)[0]
     assert (before["shares_skymine"], before["value_skymine"], before["score_skymine"]) == (5, 0, 0)
     # expand with 4 steps: floor(4 * 0.5) = 2 outposts of skymine (most shares). Skymine reaches 7 13 14
     # 19 (station 13/19, neighbours of 13): lowest vacant 7; then 7 adds 1 2 8: lowest vacant 8.
-    ref.player_expand(rules, state, 0, 4)
+    engine.player_expand(rules, state, 0, 4)
     assert owned(state, SKYMINE) == [7, 8, 13] and state.station_vacant[SKYMINE] == [3, 0, 0]
     assert state.sector_placer[7] == state.sector_placer[8] == 0
     assert holder.cash == 5 + 2 * rules.player_model.sector_reward == 9 and player.outposts_placed == 2
-    placed = ref.final_scores(rules, state)[0]
+    placed = engine.final_scores(rules, state)[0]
     assert (placed["value_skymine"], placed["score_skymine"]) == (2, 10)  # [3,0,0]: 0 + 1 + 1
     # Luna expands astrogo 1 MIN: it reaches 1 2 7 -- 2 tawac, 7 skymine, nothing vacant. Her margins:
     # tawac 0 - 0 = 0, skymine 0 - 4 = -4 -> she is farthest behind on skymine: oust it from 7.
-    ref.expand_company(rules, state, 1, [ASTROGO], 1, lowest=True)
+    engine.expand_company(rules, state, 1, [ASTROGO], 1, lowest=True)
     assert state.sector_owner[7] == ASTROGO and state.sector_placer[7] == 1
     assert owned(state, SKYMINE) == [8, 13] and state.station_vacant[SKYMINE] == [2, 0, 0]
     assert player.outposts_ousted_by_luna == 1 and state.seats[1].luna.ousted == 1
-    after = ref.final_scores(rules, state)[0]
+    after = engine.final_scores(rules, state)[0]
     # value 2 -> 1: the score falls by shares x value change = 5 x 1
     assert (after["value_skymine"], after["score_skymine"]) == (1, 5)
     assert placed["score_skymine"] - after["score_skymine"] == 5 * (placed["value_skymine"] - after["value_skymine"])
@@ -485,23 +487,23 @@ def test_player_outpost_ousted_by_luna_lowers_its_company_score():
     assert_invariants(rules, state)
 
 
-def test_ousting_an_outpost_luna_placed_is_not_credited_to_a_player():
+def test_ousting_an_outpost_luna_placed_is_not_credited_to_a_player(engine):
     # the same oust, but the skymine outpost on 7 was placed by Luna herself
     rules, state, _ = _game()
     set_board(rules, state, {1: ASTROGO, 2: TAWAC, 6: TAWAC, 7: SKYMINE, 13: SKYMINE, 18: MINERVA})
     state.sector_placer[7] = 1
     state.track_position[0] = [0, 0, 4, 0]
-    ref.expand_company(rules, state, 1, [ASTROGO], 1, lowest=True)
+    engine.expand_company(rules, state, 1, [ASTROGO], 1, lowest=True)
     assert state.sector_owner[7] == ASTROGO and state.seats[0].player.outposts_ousted_by_luna == 0
 
 
 @pytest.mark.parametrize(("steps", "outposts"), [(0, 0), (1, 1), (2, 1), (3, 1), (4, 2), (5, 2), (7, 3)])
-def test_expand_places_max_1_floor_half_the_steps(steps, outposts):
+def test_expand_places_max_1_floor_half_the_steps(steps, outposts, engine):
     # skymine (the only shares) from 13 reaches 7 14 19: 7; then 7 adds 2 8 (1 is astrogo's): 2; then 3
     rules, state, _ = _game()
     set_board(rules, state, {1: ASTROGO, 6: TAWAC, 13: SKYMINE, 18: MINERVA})
     state.track_position[0] = [0, 0, 1, 0]
-    ref.player_expand(rules, state, 0, steps)
+    engine.player_expand(rules, state, 0, steps)
     assert owned(state, SKYMINE) == sorted([13, *[7, 2, 3][:outposts]])
     assert state.seats[0].player.outposts_placed == outposts and state.seats[0].cash == 5 + 2 * outposts
 
@@ -512,7 +514,7 @@ def test_expand_places_max_1_floor_half_the_steps(steps, outposts):
     ([0, 0, 0, 1], [3, 7], MINERVA),  # cards alone: minerva 1 + 2
     ([1, 0, 1, 0], [], SKYMINE),      # tie astrogo/skymine; skymine [2,0,0] is more valuable
 ])
-def test_expand_chooses_the_company_it_holds_most_shares_of(positions, card_shares, company):
+def test_expand_chooses_the_company_it_holds_most_shares_of(positions, card_shares, company, engine):
     # board: every company one outpost at setup, skymine also on 19 (1 coin, the most valuable)
     rules, state, _ = _game()
     set_board(rules, state, {1: ASTROGO, 6: TAWAC, 13: SKYMINE, 19: SKYMINE, 18: MINERVA})
@@ -520,25 +522,26 @@ def test_expand_chooses_the_company_it_holds_most_shares_of(positions, card_shar
     for share_card in card_shares:
         _give_card(state, 0, share_card)
     before = [state.sector_owner.count(c) for c in range(4)]
-    ref.player_expand(rules, state, 0, 2)
+    engine.player_expand(rules, state, 0, 2)
     after = [state.sector_owner.count(c) for c in range(4)]
     assert [a - b for a, b in zip(after, before, strict=True)] == [int(c == company) for c in range(4)]
     assert_invariants(rules, state)
 
 
-def test_expand_never_ousts():
+def test_expand_never_ousts(engine):
     # astrogo (the player's shares) on 1 reaches 1 2 7, all taken: nothing placed, nothing paid
     rules, state, _ = _game()
     set_board(rules, state, {1: ASTROGO, 2: TAWAC, 6: TAWAC, 7: SKYMINE, 13: SKYMINE, 18: MINERVA})
     state.track_position[0] = [3, 0, 0, 0]
     board = list(state.sector_owner)
-    ref.player_expand(rules, state, 0, 4)
+    engine.player_expand(rules, state, 0, 4)
     assert state.sector_owner == board and state.seats[0].cash == 5 and state.seats[0].player.outposts_placed == 0
 
 
 # ---------------------------------------------------------------- track leads
 
 
+# Reference only: it asserts farthest_behind, which the numba engine has only inside _expand_company.
 def test_player_markers_change_lunas_lead_and_farthest_behind():
     # equal values (one outpost each): astrogo (A1) is the most valuable, then tawac, skymine, minerva.
     # Luna's markers [2, 1, 0, 0], the player's all on 0: margins [2, 1, 0, 0].
@@ -574,60 +577,62 @@ def _invest_game():
     return rules, state
 
 
-def test_invest_on_the_most_valuable_company_pays_thresholds_and_barriers():
+def test_invest_on_the_most_valuable_company_pays_thresholds_and_barriers(engine):
     # tawac 1 -> 6 with cash 3: 2 -> 3 pays the barrier (3, cash 0), 4 -> 5 pays the threshold (+2)
     rules, state = _invest_game()
     holder = state.seats[0]
     state.track_position[0][TAWAC], holder.cash = 1, 3
-    ref.player_invest(rules, state, 0, 5)
+    engine.player_invest(rules, state, 0, 5)
     assert state.track_position[0] == [5, 6, 0, 0] and holder.cash == 2
 
 
-def test_invest_stops_at_a_barrier_it_cannot_pay_unlike_luna():
+def test_invest_stops_at_a_barrier_it_cannot_pay_unlike_luna(engine):
     # tawac 6, cash 2, 5 steps: 6 -> 7 -> 8, then the barrier after 8 costs 4 > 2: it stops there
     rules, state = _invest_game()
     holder = state.seats[0]
     state.track_position[0][TAWAC], holder.cash = 6, 2
-    ref.player_invest(rules, state, 0, 5)
+    engine.player_invest(rules, state, 0, 5)
     assert state.track_position[0][TAWAC] == 8 and holder.cash == 2
     # Luna on the same space with 2 CrypCoin pays what she has and moves on
     state.track_position[1][TAWAC], state.seats[1].cash = 8, 2
-    ref.advance_track(rules, state, 1, TAWAC, 1)
+    engine.advance_track(rules, state, 1, TAWAC, 1)
     assert state.track_position[1][TAWAC] == 9 and state.seats[1].cash == 0
 
 
-def test_invest_past_the_end_pays_2_per_step():
+def test_invest_past_the_end_pays_2_per_step(engine):
     # tawac 14, cash 0, 4 steps: 14 -> 15 passes the threshold after 14 (+5), then 3 steps past the end
     rules, state = _invest_game()
     holder = state.seats[0]
     state.track_position[0][TAWAC], holder.cash = 14, 0
-    ref.player_invest(rules, state, 0, 4)
+    engine.player_invest(rules, state, 0, 4)
     assert state.track_position[0][TAWAC] == 15 and holder.cash == 5 + 3 * 2
 
 
-def test_helium_and_research_switch_the_players_slots():
+def test_helium_and_research_switch_the_players_slots(engine):
     rules, state, _ = _game()
     player, holder = state.seats[0].player, state.seats[0]
     assert player.slot_on == [False, True, True, True, False]
     player.helium, player.research = 6, 1
-    ref.player_helium(rules, state, 0, 1)
-    ref.player_research(rules, state, 0, 2)
+    engine.player_helium(rules, state, 0, 1)
+    engine.player_research(rules, state, 0, 2)
     assert (player.helium, player.research, player.slot_on) == (7, 3, [False, True, True, True, False])
-    ref.player_helium(rules, state, 0, 2)  # 7 -> 9: reaches 8, slot A ON
+    engine.player_helium(rules, state, 0, 2)  # 7 -> 9: reaches 8, slot A ON
     assert player.slot_on == [True, True, True, True, False]
-    ref.player_research(rules, state, 0, 1)  # 3 -> 4: slot E ON
+    engine.player_research(rules, state, 0, 1)  # 3 -> 4: slot E ON
     assert player.slot_on == [True] * 5
     assert state.seats[1].luna.slot_on == [False, True, True, True, False]  # hers are her own
     # past the ends: 2 CrypCoin a step
     player.helium, player.research = 27, 14
-    ref.player_helium(rules, state, 0, 3)
-    ref.player_research(rules, state, 0, 2)
+    engine.player_helium(rules, state, 0, 3)
+    engine.player_research(rules, state, 0, 2)
     assert (player.helium, player.research, holder.cash) == (28, 15, 5 + 2 * 2 + 1 * 2)
 
 
 # ---------------------------------------------------------------- action strength and totals
 
 
+# Reference only: the numba engine computes the action strength inside _player_turn (the strength test
+# below runs on both engines).
 def test_action_strength_carries_the_fraction():
     # strength 1.25. Round 3 (steps 5): 6.25 -> 6 (.25), 6.5 -> 6 (.5), 6.75 -> 6 (.75), 7.0 -> 7 (0).
     # Round 7 (steps 7): 8.75 -> 8 (.75), 9.5 -> 9 (.5), 9.25 -> 9 (.25), 9.0 -> 9 (0).
@@ -645,7 +650,7 @@ def test_action_strength_carries_the_fraction():
     assert ref.action_strength(player, 3) == 6 and player.carry == 0.5
 
 
-def test_player_turn_uses_the_rounds_strength():
+def test_player_turn_uses_the_rounds_strength(engine):
     # round 3, strength 1.25, carry .75: 6.25 + .75 = 7 steps of invest. Most valuable: tawac (B1):
     # 0 -> 7 pays the barrier after 2 (3: cash 2) and the threshold after 4 (+2: cash 4)
     rules, state, _ = _game("scripted:balanced@1.25,luna:2")
@@ -653,38 +658,38 @@ def test_player_turn_uses_the_rounds_strength():
     player = state.seats[0].player
     state.round, player.carry = 3, 0.75
     player.plan, player.aims, player.next_action, player.passed = [0, 5], [(NO, -1, 0)] * 2, 0, False
-    ref.player_turn(rules, state, 0)
+    engine.player_turn(rules, state, 0)
     assert state.track_position[0] == [0, 7, 0, 0] and state.seats[0].cash == 4
     assert (player.next_action, player.passed, player.carry) == (1, False, 0.0)
-    ref.player_turn(rules, state, 0)  # the bonus action: the plan is done
+    engine.player_turn(rules, state, 0)  # the bonus action: the plan is done
     assert player.passed and player.bonus_markers_placed == 1
 
 
-def test_round_totals_floor_strength_plus_cards_bought_in_earlier_rounds():
+def test_round_totals_floor_strength_plus_cards_bought_in_earlier_rounds(engine):
     rules, state, rngs = _game("scripted:balanced@1.25,luna:2")
     player = state.seats[0].player
     stream = rngs[0]
     # round 1: floor(1 * 1.25) = 1 for titanium..minerals, floor(0 * 1.25) = 0 scientists
     state.round = 1
-    ref.plan_player(rules, state, 0, stream)
+    engine.plan_player(rules, state, 0, stream)
     assert player.totals == [1, 1, 1, 1, 0]
     # it buys #5 (index 4: minerals 3, scientists 1) this round: its totals do not change yet
     _swap_onto_display(state, 4, 0)
-    ref.player_buy(rules, state, 0, 4)
+    engine.player_buy(rules, state, 0, 4)
     assert state.seats[0].cards == [4] and player.totals == [1, 1, 1, 1, 0]
     assert player.pending_resources == [0, 0, 0, 3, 1]
     # round 2: floor(2 * 1.25) = 2, floor(1 * 1.25) = 1, plus the card: [2, 2, 2, 5, 2]
     state.round = 2
-    ref.plan_player(rules, state, 0, stream)
+    engine.plan_player(rules, state, 0, stream)
     assert player.totals == [2, 2, 2, 5, 2]
     assert player.card_resources == [0, 0, 0, 3, 1] and player.pending_resources == [0] * 5
     # it buys #1 (index 0: minerals 2) in round 2; round 4: floor(3 * 1.25) = 3, floor(1 * 1.25) = 1,
     # plus both cards, which are not multiplied (not floor((3 + 5) * 1.25) = 10): [3, 3, 3, 8, 2]
     _swap_onto_display(state, 0, 1)
-    ref.player_buy(rules, state, 0, 0)
+    engine.player_buy(rules, state, 0, 0)
     assert player.totals == [2, 2, 2, 5, 2]
     state.round = 4
-    ref.plan_player(rules, state, 0, stream)
+    engine.plan_player(rules, state, 0, stream)
     assert player.totals == [3, 3, 3, 8, 2]
 
 
@@ -704,14 +709,14 @@ def _draws(stream, count: int, total: int) -> list[int]:
     return [stream.below(total) for _ in range(count)]
 
 
-def test_planning_draws_once_per_on_slot_on_its_own_stream():
+def test_planning_draws_once_per_on_slot_on_its_own_stream(engine):
     # seed 20: seat 0's stream (id 1) gives below(15) = 11, 2, 14 -> buy_card, invest, bonus
     rules, state, rngs = _game(seed=20)
     expected = clone(rngs[0])
     assert _draws(expected, 3, 15) == [11, 2, 14]
     luna_stream = (rngs[1].state, rngs[1].draws)
     state.round = 1
-    ref.plan_player(rules, state, 0, rngs[0])
+    engine.plan_player(rules, state, 0, rngs[0])
     player = state.seats[0].player
     assert kinds(player.plan) == ["buy_card", "invest", "bonus"]
     assert rngs[0].state == expected.state and rngs[0].draws == 3
@@ -722,7 +727,7 @@ def test_planning_draws_once_per_on_slot_on_its_own_stream():
     assert (player.next_action, player.passed) == (0, False)
 
 
-def test_planning_with_slots_a_and_e_on_draws_five():
+def test_planning_with_slots_a_and_e_on_draws_five(engine):
     # slot A ON (helium reached 8 earlier) and E ON: five draws, the next five of the stream
     # (seed 20: 11, 2, 14, 14, 0 -> buy_card, invest, bonus, bonus, invest)
     rules, state, rngs = _game(seed=20)
@@ -731,12 +736,12 @@ def test_planning_with_slots_a_and_e_on_draws_five():
     expected = clone(rngs[0])
     assert _draws(expected, 5, 15) == [11, 2, 14, 14, 0]
     state.round = 1
-    ref.plan_player(rules, state, 0, rngs[0])
+    engine.plan_player(rules, state, 0, rngs[0])
     assert kinds(player.plan) == ["buy_card", "invest", "bonus", "bonus", "invest"]
     assert rngs[0].draws == 5
 
 
-def test_planning_maps_each_draw_through_the_weights():
+def test_planning_maps_each_draw_through_the_weights(engine):
     # tank: invest 1, expand 1, helium 5, research 4, buy_card 1, bonus 2 (sum 14): draw 0 invest,
     # 1 expand, 2-6 helium, 7-10 research, 11 buy_card, 12-13 bonus
     rules, state, rngs = _game("scripted:tank,luna:2", seed=20)
@@ -744,19 +749,20 @@ def test_planning_maps_each_draw_through_the_weights():
     bounds = [(0, "invest"), (1, "expand"), (6, "helium"), (10, "research"), (11, "buy_card"), (13, "bonus")]
     expected = [next(name for bound, name in bounds if pick <= bound) for pick in picks]
     state.round = 1
-    ref.plan_player(rules, state, 0, rngs[0])
+    engine.plan_player(rules, state, 0, rngs[0])
     assert kinds(state.seats[0].player.plan) == expected
 
 
-def test_passive_seat_draws_nothing_and_passes_at_once():
+def test_passive_seat_draws_nothing_and_passes_at_once(engine):
     rules, state, rngs = _game("scripted:passive,luna:2")
     state.round = 1
-    ref.plan_player(rules, state, 0, rngs[0])
+    engine.plan_player(rules, state, 0, rngs[0])
     player = state.seats[0].player
     assert player.plan == [] and player.aims == [] and player.passed
     assert rngs[0].draws == 0 and player.totals == [0] * 5
 
 
+# Reference only: it counts calls of the reference's player_turn (the numba kernels cannot be spied on).
 def test_passive_seat_does_nothing_in_a_round(monkeypatch):
     rules, state, rngs = _game("scripted:passive,luna:2")
     calls = []
@@ -776,8 +782,8 @@ def test_passive_seat_does_nothing_in_a_round(monkeypatch):
     ("scripted:passive,scripted:balanced,luna:2", [2, 2]),
     ("scripted:balanced,scripted:tank,scripted:shares,luna:2", [2, 2, 2]),
 ])
-def test_bonus_markers_three_alone_two_each_with_two(seats, markers):
-    _, state, _ = new_game(seats)
+def test_bonus_markers_three_alone_two_each_with_two(seats, markers, engine):
+    _, state, _ = new_game(seats, engine=engine)
     assert [h.player.markers_in_reserve for h in state.seats if h.player is not None] == markers
     assert all(h.luna.markers_in_reserve == 5 for h in state.seats if h.luna is not None)
 
@@ -785,6 +791,8 @@ def test_bonus_markers_three_alone_two_each_with_two(seats, markers):
 # ---------------------------------------------------------------- turn order and markers home
 
 
+# Reference only: it logs the turn order through the reference's player_turn and luna_turn (the numba
+# kernels cannot be spied on).
 @pytest.mark.parametrize(("seats", "player_slots", "luna_slots", "order"), [
     # one scripted seat (3 actions) and Luna (4 cards: slot A ON too)
     ("scripted:balanced,luna:2", 3, 4, [0, 1, 0, 1, 0, 1, 1]),
@@ -807,7 +815,7 @@ def test_scripted_seats_act_before_luna_in_each_turn(monkeypatch, seats, player_
     assert log == order
 
 
-def test_turn_order_lets_the_player_buy_before_luna_takes_the_card():
+def test_turn_order_lets_the_player_buy_before_luna_takes_the_card(engine):
     # The player's plan (seed 20) starts with buy_card; it aims at #11 on space 9 (the display above).
     # Luna's first card is I-12 in slot B, whose match_slot takes spaces 3 and 9 -- but the player acts
     # first: it buys #11, and Luna finds space 9 empty.
@@ -815,13 +823,15 @@ def test_turn_order_lets_the_player_buy_before_luna_takes_the_card():
     luna = state.seats[1].luna
     order = cards(rules, "I-8", "I-5", "I-4", "I-6", "I-12")
     luna.deck = [c for c in luna.deck if c not in order] + order
-    ref.play_round(rules, state, rngs, None)
+    engine.play_round(rules, state, rngs, None)
     assert kinds(state.seats[0].player.plan) == ["buy_card", "invest", "bonus"]
     assert state.seats[0].player.aims[0] == (10, -1, 0)
     assert state.seats[0].cards == [10] and state.seats[0].player.cards_lost == 0
     assert state.seats[1].cards == [2]  # Luna found space 9 empty: only space 3 (I-6, I-4 take no cards)
 
 
+# Reference only: one seat's markers going home (player_markers_home) is a step inside the numba
+# engine's _preparation; test_round's preparation tests run on both engines.
 def test_markers_return_home_in_preparation():
     rules, state, _ = _game("scripted:balanced,scripted:tank,luna:2")
     first, second, luna = state.seats[0].player, state.seats[1].player, state.seats[2].luna
@@ -850,6 +860,8 @@ def test_markers_return_home_in_preparation():
 # ---------------------------------------------------------------- a whole round
 
 
+# Reference only: it logs the turn order through the reference's player_turn and luna_turn (the numba
+# kernels cannot be spied on); tests/rules/test_numba_bridge.py plays such rounds on both engines.
 def test_full_round_scripted_balanced_against_level2_hand_traced(monkeypatch):
     rules, state, rngs = new_game("scripted:balanced,luna:2", seed=20, game=0)
     holder, player = state.seats[0], state.seats[0].player

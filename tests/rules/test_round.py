@@ -9,7 +9,7 @@ from sim.invariants import assert_invariants
 from .helpers import ASTROGO, MINERVA, NO, SKYMINE, TAWAC, assign_sides, card, cards, clone, ids, new_game, set_board
 
 
-def test_full_level2_round_hand_traced():
+def test_full_level2_round_hand_traced(engine):
     rules, state, rngs = new_game("luna:2", seed=11, game=0)
     luna, seat = state.seats[0].luna, state.seats[0]
     # ---- position before round 1 (overwritten after setup_game)
@@ -38,7 +38,7 @@ def test_full_level2_round_hand_traced():
     assert ids(rules, expected_shuffle) == ["I-10", "I-3", "I-2"]
     records = {0: []}
 
-    ref.play_round(rules, state, rngs, records)
+    engine.play_round(rules, state, rngs, records)
 
     # ---- planning a: B <- I-3, C <- I-10, D <- I-2 (A and E OFF)
     record = records[0][0]
@@ -80,7 +80,7 @@ def test_full_level2_round_hand_traced():
     assert luna.passed and state.round == 1
 
 
-def test_end_of_actions_right_card_when_top_is_right_larger():
+def test_end_of_actions_right_card_when_top_is_right_larger(engine):
     # Same round as above with seed 13: the stream shuffles [I-3, I-10, I-2] to [I-3, I-2, I-10]; top
     # card I-10 (0 < 4) sends the RIGHT majority card (I-5) to the discard pile during the action
     # phase, and preparation adds the left one (I-12) after it.
@@ -90,12 +90,12 @@ def test_end_of_actions_right_card_when_top_is_right_larger():
     expected = cards(rules, "I-3", "I-10", "I-2")
     clone(rngs[0]).shuffle(expected)
     assert ids(rules, expected) == ["I-3", "I-2", "I-10"]
-    ref.plan_luna(rules, state, 0, rngs[0])
+    engine.plan_luna(rules, state, 0, rngs[0])
     for _ in range(3):
-        ref.luna_turn(rules, state, 0, rngs[0])
+        engine.luna_turn(rules, state, 0, rngs[0])
     assert ids(rules, luna.discard) == ["I-3", "I-2", "I-10", "I-5"]
     assert ids(rules, luna.majority) == ["I-12", "-"]
-    ref.preparation(rules, state)
+    engine.preparation(rules, state)
     assert ids(rules, luna.discard) == ["I-3", "I-2", "I-10", "I-5", "I-12"]
 
 
@@ -109,55 +109,55 @@ def _one_slot_luna(majority_left: str, majority_right: str, played: str):
     return rules, state, rngs, luna
 
 
-def test_majority_discard_left_larger():
+def test_majority_discard_left_larger(engine):
     # slot B: I-3 (majority 3 / 0): left larger -> the LEFT majority card (I-4) goes now
     rules, state, rngs, luna = _one_slot_luna("I-4", "I-8", "I-3")
-    ref.plan_luna(rules, state, 0, rngs[0])
-    ref.luna_turn(rules, state, 0, rngs[0])
+    engine.plan_luna(rules, state, 0, rngs[0])
+    engine.luna_turn(rules, state, 0, rngs[0])
     assert luna.passed
     assert ids(rules, luna.discard) == ["I-3", "I-4"] and ids(rules, luna.majority) == ["-", "I-8"]
 
 
-def test_majority_discard_right_larger():
+def test_majority_discard_right_larger(engine):
     # slot B: I-7 (majority 0 / 4): right larger -> the RIGHT majority card (I-8) goes now
     rules, state, rngs, luna = _one_slot_luna("I-4", "I-8", "I-7")
-    ref.plan_luna(rules, state, 0, rngs[0])
-    ref.luna_turn(rules, state, 0, rngs[0])
+    engine.plan_luna(rules, state, 0, rngs[0])
+    engine.luna_turn(rules, state, 0, rngs[0])
     assert ids(rules, luna.discard) == ["I-7", "I-8"] and ids(rules, luna.majority) == ["I-4", "-"]
 
 
-def test_majority_discard_equal_keeps_both():
+def test_majority_discard_equal_keeps_both(engine):
     # slot B: I-5 (majority 3 / 3): equal -> both stay until preparation (left then right)
     rules, state, rngs, luna = _one_slot_luna("I-4", "I-8", "I-5")
-    ref.plan_luna(rules, state, 0, rngs[0])
-    ref.luna_turn(rules, state, 0, rngs[0])
+    engine.plan_luna(rules, state, 0, rngs[0])
+    engine.luna_turn(rules, state, 0, rngs[0])
     assert ids(rules, luna.discard) == ["I-5"] and ids(rules, luna.majority) == ["I-4", "I-8"]
-    ref.preparation(rules, state)
+    engine.preparation(rules, state)
     assert ids(rules, luna.discard) == ["I-5", "I-4", "I-8"]
 
 
-def test_majority_discard_three_cards_same_sign_any_shuffle():
+def test_majority_discard_three_cards_same_sign_any_shuffle(engine):
     # B C D hold I-2 (4/0), I-3 (3/0), I-12 (3/0): whatever the shuffle, the top card has left > right.
     rules, state, rngs = new_game("luna:2", seed=5)
     luna = state.seats[0].luna
     luna.slots = [NO, *cards(rules, "I-2", "I-3", "I-12"), NO]
     luna.majority = cards(rules, "I-4", "I-8")
     luna.deck = [c for c in rules.grade1 if c not in luna.slots + luna.majority]
-    ref.end_luna_actions(rules, state, 0, rngs[0])
+    engine.end_luna_actions(rules, state, 0, rngs[0])
     assert sorted(ids(rules, luna.discard[:3])) == ["I-12", "I-2", "I-3"]
     assert ids(rules, luna.discard[3:]) == ["I-4"] and ids(rules, luna.majority) == ["-", "I-8"]
     assert luna.slots == [NO] * 5 and luna.passed
     assert_invariants(rules, state)
 
 
-def test_planning_a_fills_every_on_slot_left_to_right_then_majority():
+def test_planning_a_fills_every_on_slot_left_to_right_then_majority(engine):
     rules, state, rngs = new_game("luna:2")
     luna = state.seats[0].luna
     luna.slot_on = [True] * 5
     # deck top last: A <- I-1, B <- I-2, C <- I-3, D <- I-6, E <- I-7, left <- I-9, right <- I-10
     luna.deck = cards(rules, "I-4", "I-5", "I-8", "I-11", "I-12", "I-10", "I-9", "I-7", "I-6", "I-3", "I-2", "I-1")
     state.round = 1
-    ref.plan_luna(rules, state, 0, rngs[0])
+    engine.plan_luna(rules, state, 0, rngs[0])
     assert ids(rules, luna.slots) == ["I-1", "I-2", "I-3", "I-6", "I-7"]
     assert ids(rules, luna.majority) == ["I-9", "I-10"]
     assert ids(rules, luna.deck) == ["I-4", "I-5", "I-8", "I-11", "I-12"]
@@ -165,12 +165,12 @@ def test_planning_a_fills_every_on_slot_left_to_right_then_majority():
     rules, state, rngs = new_game("luna:2")
     luna = state.seats[0].luna
     luna.deck = cards(rules, "I-4", "I-5", "I-8", "I-11", "I-12", "I-10", "I-9", "I-7", "I-6", "I-3", "I-2", "I-1")
-    ref.plan_luna(rules, state, 0, rngs[0])
+    engine.plan_luna(rules, state, 0, rngs[0])
     assert ids(rules, luna.slots) == ["-", "I-1", "I-2", "I-3", "-"]
     assert ids(rules, luna.majority) == ["I-6", "I-7"]
 
 
-def test_planning_b_reveals_left_then_right_and_values():
+def test_planning_b_reveals_left_then_right_and_values(engine):
     rules, state, rngs = new_game("luna:2")
     luna = state.seats[0].luna
     # deck (top last): B <- I-1, left <- II-4 (reveal research +1; majority 4/6, 1 scientist),
@@ -180,7 +180,7 @@ def test_planning_b_reveals_left_then_right_and_values():
     luna.deck = [c for c in rules.grade1 if c != card(rules, "I-1")] + [g2[1], g2[0], card(rules, "I-1")]
     luna.grade2_by_token = 2  # counted as if tokens had put them there, so the counters stay consistent
     luna.slot_on = [False, True, False, False, False]
-    ref.plan_luna(rules, state, 0, rngs[0])
+    engine.plan_luna(rules, state, 0, rngs[0])
     assert ids(rules, luna.majority) == ["II-4", "II-6"]
     assert (luna.helium, luna.research) == (2, 1)
     # titanium, carbon = left card's left/right; energy, minerals = right card's; scientists summed
@@ -188,7 +188,7 @@ def test_planning_b_reveals_left_then_right_and_values():
     assert_invariants(rules, state)
 
 
-def test_majority_cards_are_drawn_before_the_reveals():
+def test_majority_cards_are_drawn_before_the_reveals(engine):
     # Level 4 has a helium token at 9. Helium 7; left majority card I-4 reveals helium +2 -> 9 fires the
     # token: a grade-2 card goes on TOP of the deck -- after both majority cards were drawn, so the
     # right majority card is the deck's next grade-1 card (I-8), not the grade-2 card.
@@ -198,7 +198,7 @@ def test_majority_cards_are_drawn_before_the_reveals():
     luna.slot_on = [False, True, False, False, False]
     luna.deck = cards(rules, "I-1", "I-2", "I-3", "I-5", "I-6", "I-7", "I-9", "I-10", "I-11", "I-8", "I-4", "I-12")
     fired = luna.grade2_stack[-1]
-    ref.plan_luna(rules, state, 0, rngs[0])
+    engine.plan_luna(rules, state, 0, rngs[0])
     assert ids(rules, luna.slots) == ["-", "I-12", "-", "-", "-"]
     assert ids(rules, luna.majority) == ["I-4", "I-8"]
     # I-4 reveals helium +2 (7 -> 9: token), I-8 another +2 (9 -> 11)
@@ -206,7 +206,7 @@ def test_majority_cards_are_drawn_before_the_reveals():
     assert luna.deck[-1] == fired and luna.grade2_by_token == 1
 
 
-def test_two_lunas_take_turns_alternately_in_seat_order():
+def test_two_lunas_take_turns_alternately_in_seat_order(engine):
     # Two Lunas, slots B and C each. Seat 0: B = I-3, C = I-2 (from C takes display space 9).
     # Seat 1: B = I-12 (from B takes spaces 3 and 9). Turn order: seat 0 B, seat 1 B, seat 0 C, seat 1 C,
     # so seat 1 takes space 9 before seat 0's C card looks at it (empty -> nothing).
@@ -218,14 +218,14 @@ def test_two_lunas_take_turns_alternately_in_seat_order():
     second.deck = cards(rules, "I-1", "I-2", "I-3", "I-4", "I-6", "I-7", "I-9", "I-10", "I-11", "I-8", "I-5", "I-12")
     state.display = list(range(24, 36))  # no shares: only the lettered spaces are taken
     state.action_deck = list(range(24)) + list(range(36, 44))
-    ref.play_round(rules, state, rngs, None)
+    engine.play_round(rules, state, rngs, None)
     # seat 0 B I-3 (no cards); seat 1 B I-12: spaces 3 (#27, index 26) and 9 (#33, index 32);
     # seat 0 C I-2: space 9 is empty now -> nothing; seat 1 C I-5 (no cards)
     assert state.seats[0].cards == []
     assert state.seats[1].cards == [26, 32]
 
 
-def test_preparation_returns_markers_discards_majority_refills_and_flips():
+def test_preparation_returns_markers_discards_majority_refills_and_flips(engine):
     rules, state, _ = new_game("scripted:passive,luna:2,luna:3")
     a, b = state.seats[1].luna, state.seats[2].luna
     # Luna 1 has markers on two spaces, Luna 2 on one; majority cards left over on both boards
@@ -240,7 +240,7 @@ def test_preparation_returns_markers_discards_majority_refills_and_flips():
     state.display[4] = NO
     state.seats[0].cards.append(taken)
     top = state.action_deck[-1]
-    ref.preparation(rules, state)
+    engine.preparation(rules, state)
     assert a.markers_in_reserve == 5 and b.markers_in_reserve == 5
     assert all(o == ref.NOBODY for row in state.bonus_space_owner for o in row)
     assert a.discard == [left, right] and b.discard == [only]
@@ -250,7 +250,7 @@ def test_preparation_returns_markers_discards_majority_refills_and_flips():
     assert_invariants(rules, state)
 
 
-def test_no_preparation_after_the_last_round():
+def test_no_preparation_after_the_last_round(engine):
     rules, state, rngs = new_game("luna:2")
     state.round = 6  # the next round is round 7, the last one
     luna = state.seats[0].luna
@@ -258,7 +258,7 @@ def test_no_preparation_after_the_last_round():
     # slot B: I-5 places a bonus marker (space lettered B: row 3, column 2) and, being 3/3 on top of
     # the discard pile, leaves both majority cards (I-4, I-8) in place
     luna.deck = cards(rules, "I-1", "I-2", "I-3", "I-6", "I-7", "I-9", "I-10", "I-11", "I-12", "I-8", "I-4", "I-5")
-    ref.play_round(rules, state, rngs, None)
+    engine.play_round(rules, state, rngs, None)
     assert state.round == 7
     assert ids(rules, luna.majority) == ["I-4", "I-8"]  # not discarded: no preparation
     assert state.bonus_space_owner[2][1] == 0 and luna.markers_in_reserve == 4

@@ -16,20 +16,20 @@ CATEGORIES = ("score_cash", "score_helium", "score_research", "score_astrogo", "
 
 @pytest.mark.parametrize(("helium", "coins"), [(0, 0), (5, 0), (6, 10), (8, 10), (9, 15), (12, 15), (13, 25),
                                                (16, 30), (20, 40), (23, 45), (25, 50), (27, 50), (28, 60)])
-def test_helium_tank_table(helium, coins):
+def test_helium_tank_table(helium, coins, engine):
     rules, state, _ = new_game("luna:2")
     assert ref.table_score(rules.helium_table, helium) == coins
     state.seats[0].luna.helium = helium
-    assert ref.final_scores(rules, state)[0]["score_helium"] == coins
+    assert engine.final_scores(rules, state)[0]["score_helium"] == coins
 
 
 @pytest.mark.parametrize(("research", "coins"), [(0, 0), (2, 0), (3, 10), (4, 10), (5, 15), (7, 20), (9, 30),
                                                  (11, 40), (13, 50), (14, 50), (15, 60)])
-def test_research_table(research, coins):
+def test_research_table(research, coins, engine):
     rules, state, _ = new_game("luna:2")
     assert ref.table_score(rules.research_table, research) == coins
     state.seats[0].luna.research = research
-    assert ref.final_scores(rules, state)[0]["score_research"] == coins
+    assert engine.final_scores(rules, state)[0]["score_research"] == coins
 
 
 def _scored_table():
@@ -53,9 +53,9 @@ def _scored_table():
     return rules, state
 
 
-def test_final_scores_categories_shares_and_values():
+def test_final_scores_categories_shares_and_values(engine):
     rules, state = _scored_table()
-    rows = ref.final_scores(rules, state)
+    rows = engine.final_scores(rules, state)
     first = rows[1]
     assert [first[c] for c in CATEGORIES] == [7, 15, 10, 30, 2, 0, 15]
     assert [first[f"shares_{c}"] for c in ("astrogo", "tawac", "skymine", "minerva")] == [5, 1, 5, 1]
@@ -66,22 +66,24 @@ def test_final_scores_categories_shares_and_values():
     assert [row["score_total"] for row in rows] == [37, 79, 79]
 
 
-def test_tie_is_a_shared_win():
+def test_tie_is_a_shared_win(engine):
     rules, state = _scored_table()
-    rows = ref.final_scores(rules, state)
+    rows = engine.final_scores(rules, state)
     assert [row["rank"] for row in rows] == [3, 1, 1]
     assert [row["won"] for row in rows] == [0.0, 0.5, 0.5]
 
 
-def test_single_winner_and_ranks():
+def test_single_winner_and_ranks(engine):
     rules, state = _scored_table()
     state.seats[2].cash = 5  # 80
-    rows = ref.final_scores(rules, state)
+    rows = engine.final_scores(rules, state)
     assert [row["score_total"] for row in rows] == [37, 79, 80]
     assert [row["rank"] for row in rows] == [3, 2, 1]
     assert [row["won"] for row in rows] == [0.0, 0.0, 1.0]
 
 
+# Reference only: whole games (play_game); tests/test_engine_exactness.py compares the numba engine's
+# whole games with the reference's, column by column (test_six_rounds for this option).
 @pytest.mark.parametrize("seats", ["luna:2", "scripted:passive,luna:3,luna:8"])
 def test_singularity_ends_after_round_6_without_a_last_preparation(seats):
     # 6 rounds: 6 plannings; preparation after rounds 1-5 only -> 5 special plans face up.
@@ -96,6 +98,8 @@ def test_singularity_ends_after_round_6_without_a_last_preparation(seats):
             assert sum(row["won"] for row in result.seats) == pytest.approx(1.0)
 
 
+# Reference only: a whole game's row keys; the numba engine's columns are compared with these in
+# tests/test_engine_exactness.py.
 def test_each_seats_row_is_exactly_the_output_columns():
     # sim/columns.py is the one list of per-seat columns: play_game's rows carry exactly those keys, in
     # that order, and final_scores plus seat_counters fill each column once and nothing besides.

@@ -13,53 +13,55 @@ from .helpers import ASTROGO, NO, TAWAC, assign_sides, cards, ids, make_rules, n
 # ---------------------------------------------------------------- tank and research
 
 
-def test_helium_and_research_move_step_by_step():
+def test_helium_and_research_move_step_by_step(engine):
     rules, state, _ = new_game("luna:2")
     luna = state.seats[0].luna
-    ref.gain_helium(rules, state, 0, 5)
-    ref.advance_research(rules, state, 0, 3)
+    engine.gain_helium(rules, state, 0, 5)
+    engine.advance_research(rules, state, 0, 3)
     assert (luna.helium, luna.research, state.seats[0].cash) == (5, 3, 1)
     assert luna.slot_on == [False, True, True, True, False]
 
 
 @pytest.mark.parametrize(("start", "steps"), [(7, 1), (6, 2), (5, 6)])
-def test_slot_a_switches_on_when_helium_reaches_or_passes_8(start, steps):
+def test_slot_a_switches_on_when_helium_reaches_or_passes_8(start, steps, engine):
     rules, state, _ = new_game("luna:1")
     luna = state.seats[0].luna
     luna.helium = start
-    ref.gain_helium(rules, state, 0, steps)
+    engine.gain_helium(rules, state, 0, steps)
     assert luna.slot_on[0] and not luna.slot_on[4]
 
 
-def test_slot_a_stays_off_below_8():
+def test_slot_a_stays_off_below_8(engine):
     rules, state, _ = new_game("luna:2")
     luna = state.seats[0].luna
-    ref.gain_helium(rules, state, 0, 7)
+    engine.gain_helium(rules, state, 0, 7)
     assert not luna.slot_on[0]
 
 
 @pytest.mark.parametrize(("start", "steps"), [(3, 1), (2, 2), (0, 9)])
-def test_slot_e_switches_on_when_research_reaches_or_passes_4(start, steps):
+def test_slot_e_switches_on_when_research_reaches_or_passes_4(start, steps, engine):
     rules, state, _ = new_game("luna:2")
     luna = state.seats[0].luna
     luna.research = start
-    ref.advance_research(rules, state, 0, steps)
+    engine.advance_research(rules, state, 0, steps)
     assert luna.slot_on[4] and not luna.slot_on[0]
     luna.research = 0
     luna.slot_on[4] = False
-    ref.advance_research(rules, state, 0, 3)
+    engine.advance_research(rules, state, 0, 3)
     assert not luna.slot_on[4]
 
 
-def test_level_0_never_switches_a_or_e():
+def test_level_0_never_switches_a_or_e(engine):
     rules, state, _ = new_game("luna:0")
     luna = state.seats[0].luna
-    ref.gain_helium(rules, state, 0, 30)
-    ref.advance_research(rules, state, 0, 20)
+    engine.gain_helium(rules, state, 0, 30)
+    engine.advance_research(rules, state, 0, 20)
     assert (luna.helium, luna.research) == (28, 15)
     assert luna.slot_on == [False, True, True, True, False]
 
 
+# Reference only: whole games (play_game); tests/test_engine_exactness.py compares the numba engine's
+# whole games with the reference's, column by column.
 def test_level_0_whole_games_never_use_a_or_e():
     rules = make_rules("luna:0", start_bonus="random")
     for game in range(30):
@@ -69,31 +71,31 @@ def test_level_0_whole_games_never_use_a_or_e():
         assert result.state.seats[0].luna.slot_on == [False, True, True, True, False]
 
 
-def test_tank_overflow_pays_2_per_step_past_the_end():
+def test_tank_overflow_pays_2_per_step_past_the_end(engine):
     rules, state, _ = new_game("luna:2")
     luna = state.seats[0].luna
     luna.helium = 27
-    ref.gain_helium(rules, state, 0, 3)  # 27 -> 28, then 2 steps past the end
+    engine.gain_helium(rules, state, 0, 3)  # 27 -> 28, then 2 steps past the end
     assert (luna.helium, state.seats[0].cash) == (28, 1 + 4)
-    ref.gain_helium(rules, state, 0, 2)
+    engine.gain_helium(rules, state, 0, 2)
     assert (luna.helium, state.seats[0].cash) == (28, 1 + 4 + 4)
 
 
-def test_research_overflow_pays_2_per_step_past_the_end():
+def test_research_overflow_pays_2_per_step_past_the_end(engine):
     rules, state, _ = new_game("luna:2")
     luna = state.seats[0].luna
     luna.research = 14
-    ref.advance_research(rules, state, 0, 3)  # 14 -> 15, then 2 steps past the end
+    engine.advance_research(rules, state, 0, 3)  # 14 -> 15, then 2 steps past the end
     assert (luna.research, state.seats[0].cash) == (15, 1 + 4)
 
 
-def test_overflow_from_a_reveal_action():
+def test_overflow_from_a_reveal_action(engine):
     # planning b's reveal moves the marker by the same rules: I-4 reveals helium +2 at 27 -> 28 and 2 coin
     rules, state, rngs = new_game("luna:2")
     luna = state.seats[0].luna
     luna.helium, luna.slot_on = 27, [False, True, False, False, False]
     luna.deck = cards(rules, "I-1", "I-2", "I-3", "I-5", "I-6", "I-7", "I-8", "I-9", "I-10", "I-12", "I-4", "I-11")
-    ref.plan_luna(rules, state, 0, rngs[0])  # B <- I-11, left <- I-4 (+2 helium), right <- I-12 (+2 helium)
+    engine.plan_luna(rules, state, 0, rngs[0])  # B <- I-11, left <- I-4 (+2 helium), right <- I-12 (+2 helium)
     assert ids(rules, luna.majority) == ["I-4", "I-12"]
     assert (luna.helium, state.seats[0].cash) == (28, 1 + 2 + 4)
 
@@ -107,7 +109,7 @@ def _stacked_round(rules, luna, round_cards):
     luna.deck = rest + list(reversed(round_cards))
 
 
-def test_slot_a_switched_by_a_reveal_is_filled_from_the_next_round():
+def test_slot_a_switched_by_a_reveal_is_filled_from_the_next_round(engine):
     # Round 1: helium 6; B C D = I-1 I-2 I-3, left = I-12 (reveal helium +2 -> 8: slot A ON), right I-6.
     # Slot A is not filled in round 1 (planning a is over); round 2 fills A first.
     rules, state, rngs = new_game("luna:2", seed=2)
@@ -115,17 +117,17 @@ def test_slot_a_switched_by_a_reveal_is_filled_from_the_next_round():
     luna.helium = 6
     _stacked_round(rules, luna, cards(rules, "I-1", "I-2", "I-3", "I-12", "I-6", "I-7", "I-9", "I-10", "I-11"))
     records = {0: []}
-    ref.play_round(rules, state, rngs, records)
+    engine.play_round(rules, state, rngs, records)
     assert luna.slot_on[0] and luna.helium == 8
     assert ids(rules, records[0][0].cards) == ["-", "I-1", "I-2", "I-3", "-"]
     assert luna.slot_first_round[0] == 0 and luna.cards_played[0] == 0
-    ref.play_round(rules, state, rngs, records)
+    engine.play_round(rules, state, rngs, records)
     # round 2: A <- I-7, B <- I-9, C <- I-10, D <- I-11 (the deck continues where round 1 stopped)
     assert ids(rules, records[0][1].cards) == ["I-7", "I-9", "I-10", "I-11", "-"]
     assert luna.slot_first_round == [2, 1, 1, 1, 0] and luna.cards_played == [1, 2, 2, 2, 0]
 
 
-def test_slot_e_switched_by_a_reveal_is_filled_from_the_next_round():
+def test_slot_e_switched_by_a_reveal_is_filled_from_the_next_round(engine):
     # Research 3; left majority card II-1 reveals research +1 -> 4: slot E ON from round 2.
     rules, state, rngs = new_game("luna:2", seed=2)
     luna = state.seats[0].luna
@@ -136,27 +138,29 @@ def test_slot_e_switched_by_a_reveal_is_filled_from_the_next_round():
     luna.deck = luna.deck + g2
     _stacked_round(rules, luna, cards(rules, "I-1", "I-2", "I-3", "II-1", "I-6", "I-7", "I-9", "I-10", "I-11"))
     records = {0: []}
-    ref.play_round(rules, state, rngs, records)
+    engine.play_round(rules, state, rngs, records)
     assert luna.slot_on[4] and luna.research == 4
     assert records[0][0].cards[4] == NO and luna.slot_first_round[4] == 0
-    ref.play_round(rules, state, rngs, records)
+    engine.play_round(rules, state, rngs, records)
     assert ids(rules, records[0][1].cards) == ["-", "I-7", "I-9", "I-10", "I-11"]
     assert luna.slot_first_round[4] == 2
 
 
-def test_slot_a_switched_during_the_action_phase_is_not_played_that_round():
+def test_slot_a_switched_during_the_action_phase_is_not_played_that_round(engine):
     # Slot B's I-12 gains helium 2 (6 -> 8) during the action phase: A is ON but empty this round,
     # so her turns are B, C, D only; round 2 fills A.
     rules, state, rngs = new_game("luna:2", seed=2)
     luna = state.seats[0].luna
     luna.helium = 6
     _stacked_round(rules, luna, cards(rules, "I-12", "I-2", "I-3", "I-1", "I-6", "I-7", "I-9", "I-10", "I-11"))
-    ref.play_round(rules, state, rngs, None)
+    engine.play_round(rules, state, rngs, None)
     assert luna.slot_on[0] and luna.cards_played == [0, 1, 1, 1, 0]
-    ref.play_round(rules, state, rngs, None)
+    engine.play_round(rules, state, rngs, None)
     assert luna.slot_first_round[0] == 2 and luna.cards_played == [1, 2, 2, 2, 0]
 
 
+# Reference only: whole games (play_game); tests/test_engine_exactness.py compares the numba engine's
+# whole games with the reference's, column by column.
 def test_reported_slot_first_round_matches_the_round_records():
     for seats in ("luna:2", "luna:8", "scripted:passive,luna:4,luna:6"):
         rules = make_rules(seats, start_bonus="random")
@@ -178,58 +182,58 @@ def _company_game(cash: int, side_ids=("A1", "B1", "C1", "D1")):
     return rules, state
 
 
-def test_money_barrier_she_pays_what_she_has_and_moves_on():
+def test_money_barrier_she_pays_what_she_has_and_moves_on(engine):
     # A1: barrier between 3 and 4 costs 3
     rules, state = _company_game(cash=1)
     state.track_position[0][ASTROGO] = 3
-    ref.advance_track(rules, state, 0, ASTROGO, 1)
+    engine.advance_track(rules, state, 0, ASTROGO, 1)
     assert state.track_position[0][ASTROGO] == 4 and state.seats[0].cash == 0
     rules, state = _company_game(cash=5)
     state.track_position[0][ASTROGO] = 3
-    ref.advance_track(rules, state, 0, ASTROGO, 1)
+    engine.advance_track(rules, state, 0, ASTROGO, 1)
     assert state.track_position[0][ASTROGO] == 4 and state.seats[0].cash == 2
     rules, state = _company_game(cash=0)
     state.track_position[0][ASTROGO] = 3
-    ref.advance_track(rules, state, 0, ASTROGO, 2)
+    engine.advance_track(rules, state, 0, ASTROGO, 2)
     assert state.track_position[0][ASTROGO] == 5 and state.seats[0].cash == 0
 
 
-def test_barriers_and_thresholds_in_order_along_a_long_move():
+def test_barriers_and_thresholds_in_order_along_a_long_move(engine):
     # A1 from 2 with 4 coin, 8 steps: 3->4 barrier 3 (cash 1), 5->6 threshold +2 (cash 3),
     # 9->10 barrier 5: she pays her 3 and moves on (cash 0); ends on 10.
     rules, state = _company_game(cash=4)
     state.track_position[0][ASTROGO] = 2
-    ref.advance_track(rules, state, 0, ASTROGO, 8)
+    engine.advance_track(rules, state, 0, ASTROGO, 8)
     assert state.track_position[0][ASTROGO] == 10 and state.seats[0].cash == 0
 
 
-def test_bonus_threshold_pays_the_mover():
+def test_bonus_threshold_pays_the_mover(engine):
     # B1: threshold after 4 pays 2, after 10 pays 4
     rules, state = _company_game(cash=1)
     state.track_position[0][TAWAC] = 4
-    ref.advance_track(rules, state, 0, TAWAC, 1)
+    engine.advance_track(rules, state, 0, TAWAC, 1)
     assert state.seats[0].cash == 3
     state.track_position[0][TAWAC] = 9
-    ref.advance_track(rules, state, 0, TAWAC, 3)  # 9 -> 10 -> 11 (+4) -> 12
+    engine.advance_track(rules, state, 0, TAWAC, 3)  # 9 -> 10 -> 11 (+4) -> 12
     assert state.track_position[0][TAWAC] == 12 and state.seats[0].cash == 7
 
 
-def test_company_track_overflow_pays_2_per_step_past_the_end():
+def test_company_track_overflow_pays_2_per_step_past_the_end(engine):
     rules, state = _company_game(cash=1)
     state.track_position[0][ASTROGO] = 14  # A1: nothing between 14 and 15
-    ref.advance_track(rules, state, 0, ASTROGO, 3)
+    engine.advance_track(rules, state, 0, ASTROGO, 3)
     assert state.track_position[0][ASTROGO] == 15 and state.seats[0].cash == 1 + 4
     # B1: the threshold after 14 pays 5 on the way, then 2 per step past the end
     state.track_position[0][TAWAC] = 14
-    ref.advance_track(rules, state, 0, TAWAC, 3)
+    engine.advance_track(rules, state, 0, TAWAC, 3)
     assert state.track_position[0][TAWAC] == 15 and state.seats[0].cash == 5 + 5 + 4
 
 
-def test_each_selected_company_gets_the_full_count():
+def test_each_selected_company_gets_the_full_count(engine):
     # II-2: advance_company 3 on all_four -> every track +3 (sides without barriers/thresholds before 3:
     # A1, B2 (threshold after 3 is passed by 3->4 only), C1, D1 (threshold after 3 likewise))
     rules, state = _company_game(cash=0, side_ids=("A1", "B2", "C1", "D1"))
     action = rules.cards[cards(rules, "II-2")[0]].actions[0]
-    for company in ref.select_companies(rules, state, 0, action.company):
-        ref.advance_track(rules, state, 0, company, action.count)
+    for company in engine.select_companies(rules, state, 0, action.company):
+        engine.advance_track(rules, state, 0, company, action.count)
     assert state.track_position[0] == [3, 3, 3, 3] and state.seats[0].cash == 0
