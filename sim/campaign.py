@@ -143,6 +143,7 @@ class Policy:
 
 def parse_policy(text: str, chapters: int) -> Policy:
     """Parse ``--policy``: ``adjust``, ``keep``, ``toward:<p>`` (0 <= p <= 1) or ``levels:L1,...`` (one per chapter)."""
+    check_chapters(chapters)
     text = text.strip()
     if text in ("adjust", "keep"):
         return Policy(kind=text)
@@ -204,15 +205,15 @@ class CampaignOptions:
     calibration_games: int = DEFAULT_CALIBRATION_GAMES
 
     def __post_init__(self) -> None:
-        if not 1 <= self.chapters <= MAX_CHAPTERS:
-            raise ConfigError(f"--chapters: must be 1-{MAX_CHAPTERS}, got {self.chapters}")
+        check_chapters(self.chapters)
         if self.campaigns < 1:
             raise ConfigError(f"--campaigns: must be at least 1, got {self.campaigns}")
         if self.start_level not in LEVELS:
             raise ConfigError(f"--start-level: must be {MIN_LEVEL}-{MAX_LEVEL}, got {self.start_level}")
-        if self.policy.kind == "levels" and len(self.policy.levels) != self.chapters:
-            raise ConfigError(f"--policy: {self.policy.label!r} gives {len(self.policy.levels)} levels "
-                              f"for {self.chapters} chapters")
+        if self.policy.kind == "levels" and (len(self.policy.levels) != self.chapters
+                                             or self.policy.levels[0] != self.start_level):
+            raise ConfigError(f"--policy: {self.policy.label!r} must give {self.chapters} levels, "
+                              f"the first the start level {self.start_level}")
         if self.policy.kind == "toward" and self.calibration_games < 1:
             raise ConfigError(f"--calibration-games: must be at least 1, got {self.calibration_games}")
 
@@ -227,8 +228,22 @@ class CampaignOptions:
         return tuple("luna" if index == self.luna_seat else seat.label for index, seat in enumerate(self.seats))
 
 
-def default_start_level(rules: CampaignData, seats: Sequence[Seat]) -> int:
-    """The rulebook's start level: ``start_level_solo`` against one person, ``start_level_group`` against more."""
+def check_chapters(chapters: int) -> int:
+    """``chapters`` when it is 1-``MAX_CHAPTERS``; else the ConfigError the command line shows."""
+    if not 1 <= chapters <= MAX_CHAPTERS:
+        raise ConfigError(f"--chapters: must be 1-{MAX_CHAPTERS}, got {chapters}")
+    return chapters
+
+
+def start_level(rules: CampaignData, seats: Sequence[Seat], policy: Policy, given: int | None) -> int:
+    """Luna's level in chapter 1: ``given``, else the first of a ``levels:`` list, else the rulebook's
+    (``start_level_solo`` against one person, ``start_level_group`` against more)."""
+    if policy.kind == "levels":
+        if given is not None and given != policy.levels[0]:
+            raise ConfigError(f"--start-level: {given} differs from the first level of --policy {policy.label}")
+        return policy.levels[0]
+    if given is not None:
+        return given
     people = sum(seat.kind == "scripted" for seat in seats)
     return rules.luna.start_level_solo if people == 1 else rules.luna.start_level_group
 
@@ -384,7 +399,7 @@ def run_campaigns(data: GameData, rules: CampaignData, options: CampaignOptions,
     games = {name: np.empty((n, chapters, n_seats), dtype=np.float64 if name == "won" else np.int64)
              for name in GAME_FIELDS}
     sp_rank, sp_bonus, sp_level = (np.zeros((n, chapters, n_seats), dtype=np.int64) for _ in range(3))
-    current = np.full(n, options.policy.levels[0] if options.policy.kind == "levels" else options.start_level)
+    current = np.full(n, options.start_level)
     campaigns = np.arange(n)
     for chapter in range(chapters):
         level[:, chapter] = current

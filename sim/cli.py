@@ -81,12 +81,36 @@ def build_parser() -> argparse.ArgumentParser:
     levels.add_argument("--out", default=None, help="keep the run directories under this folder")
     _add_game_options(levels)
 
+    campaign = commands.add_parser("campaign", help="play campaigns: chapters, SP, Luna's level changes")
+    _add_campaign_arguments(campaign)
+
     # The study's runner and report (pandas, matplotlib) are imported only when these commands run.
     study = commands.add_parser("study", help="play a whole balance study and write its report (resumable)")
     _add_study_arguments(study)
     report = commands.add_parser("report", help="rebuild a study's tables, figures and report from its stored runs")
     report.add_argument("study_dir", metavar="DIR", help="study directory written by luna-balance study")
     return parser
+
+
+def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seats", required=True, help="scripted seats, then luna (its level is the campaign's), "
+                        "e.g. scripted:balanced@1,luna")
+    parser.add_argument("--start-level", type=int, default=None,
+                        help="Luna's first level (default: the rulebook's, 5 against one person, 3 against more)")
+    parser.add_argument("--chapters", type=int, default=None, help="chapters per campaign (default: campaign.toml)")
+    parser.add_argument("--policy", default="adjust", help="adjust, keep, toward:<p> or levels:5,4,4,3")
+    parser.add_argument("--campaigns", type=int, default=1_000, help="campaigns to play (default %(default)s)")
+    parser.add_argument("--calibration-games", type=int, default=None,
+                        help="toward:<p>: games per level measuring Luna's win rate (default 2000)")
+    parser.add_argument("--out", required=True, help="output directory to write")
+    parser.add_argument("--seed", type=int, default=1, help="run seed (default %(default)s)")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, choices=ALLOWED_ROUNDS,
+                        help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
+    parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
+                        help="Luna's starting research token: drawn at random, or none")
+    parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the data, [campaign] too")
+    parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
@@ -154,6 +178,28 @@ def command_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_campaign(args: argparse.Namespace) -> int:
+    from analysis.campaign import run_campaign_dir
+    from sim import campaign
+
+    data = load_game_data(args.overlay)
+    rules = campaign.load_campaign_data(args.overlay)
+    seats, luna = campaign.parse_campaign_seats(args.seats, data.players.profiles)
+    chapters = campaign.check_chapters(rules.chapters if args.chapters is None else args.chapters)
+    policy = campaign.parse_policy(args.policy, chapters)
+    calibration = campaign.DEFAULT_CALIBRATION_GAMES if args.calibration_games is None else args.calibration_games
+    options = campaign.CampaignOptions(
+        seats=seats, luna_seat=luna, chapters=chapters, start_level=campaign.start_level(rules, seats, policy,
+                                                                                           args.start_level),
+        policy=policy, campaigns=args.campaigns, seed=args.seed, engine=args.engine, rounds=args.rounds,
+        start_bonus=args.start_bonus, calibration_games=calibration)
+    with progress_bar(args.campaigns * chapters, args.quiet, "campaign") as bar:
+        out, sentence = run_campaign_dir(data, rules, options, args.out, overlay=args.overlay, progress=bar.update)
+    print(sentence)
+    print(f"wrote {out}")
+    return 0
+
+
 def command_levels(args: argparse.Namespace) -> int:
     import tempfile
 
@@ -215,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handlers = {"simulate": command_simulate, "levels": command_levels, "study": command_study,
-                "report": command_report, "parity": command_parity}
+                "report": command_report, "parity": command_parity, "campaign": command_campaign}
     try:
         return handlers[args.command](args)
     except DataError as error:
