@@ -143,8 +143,9 @@ def answer(result: CampaignResult) -> str:
     who = "; ".join(f"{options.seat_labels[seat]} wins the campaign in {won[seat] / len(levels):.1%} of them "
                     f"(95 % interval {low[seat]:.1%}-{high[seat]:.1%})" for seat in people)
     luna = won[options.luna_seat] / len(levels)
+    chapters = f"{options.chapters} chapter{'s' if options.chapters > 1 else ''}"
     return (f"Against {', '.join(options.seat_labels[seat] for seat in people)}, starting at level "
-            f"{result.level[0, 0]} with policy {options.policy.label} over {options.chapters} chapters, Luna plays "
+            f"{result.level[0, 0]} with policy {options.policy.label} over {chapters}, Luna plays "
             f"the last chapter most often at level {mode} ({counts[mode] / len(levels):.0%} of {len(levels)} "
             f"campaigns; mean level {levels.mean():.2f}); {who}; Luna wins {luna:.1%}.")
 
