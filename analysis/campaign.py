@@ -200,7 +200,9 @@ SECTIONS = (
     Section("answer", "Where Luna settles", "", ("level_trajectories", "level_by_chapter", "decisions_by_chapter")),
     Section("campaign", "Who wins the campaign",
             "SP totals per seat; the campaign's winner has the most SP (a k-way tie counts 1/k). Intervals: Wilson"
-            " score 95 %.", ("campaign_summary", "sp_distribution")),
+            " score 95 %. SP by rank and the bonus-marker category are modelled (campaign.toml): the base game's"
+            " other SP categories are not, so Luna's fixed SP (+1 always, +1 when lowered, +2 when kept after a"
+            " loss) weigh more here than at a real table.", ("campaign_summary", "sp_distribution")),
     Section("chapters", "Chapters", "Each seat's win rate in each chapter's game (a shared win counts 1/k) and its"
             " mean SP in that chapter.", ("win_rates_by_chapter",)),
     Section("calibration", "Measured win rates (toward:<p>)",
