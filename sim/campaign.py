@@ -134,6 +134,7 @@ class Policy:
 
     @property
     def label(self) -> str:
+        """The policy as ``--policy`` writes it."""
         if self.kind == "toward":
             return f"toward:{self.target:g}"
         if self.kind == "levels":
@@ -225,6 +226,7 @@ class CampaignOptions:
 
     @property
     def seat_labels(self) -> tuple[str, ...]:
+        """Each seat as ``--seats`` writes it (Luna as ``luna``: her level changes)."""
         return tuple("luna" if index == self.luna_seat else seat.label for index, seat in enumerate(self.seats))
 
 
@@ -368,6 +370,7 @@ class CampaignResult:
 
     @property
     def campaign_rank(self) -> np.ndarray:
+        """Rank of each campaign and seat by SP total (ties share the better rank)."""
         return shared_ranks(self.sp_total)[0]
 
     @property
