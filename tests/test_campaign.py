@@ -164,6 +164,10 @@ def test_listed_games_equal_the_chunk_games(data):
             single = play(data, config, 9, int(game), 1, False)
             for name, column in single.seats.items():
                 np.testing.assert_array_equal(listed.seats[name][2 * index:2 * index + 2], column, err_msg=name)
+    reference, fast = (listed_function(engine)(data, config, 9, games, True) for engine in ("reference", "numba"))
+    for name, column in reference.rounds.items():
+        np.testing.assert_array_equal(fast.rounds[name], column, err_msg=name)
+    assert len(reference.rounds["game"]) == len(games) * 7
 
 
 def test_a_chapter_is_its_own_game(data, rules):
