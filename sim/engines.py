@@ -13,7 +13,7 @@ its kernels, which the reference engine, the command line's parser and ``can_pla
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,15 +41,17 @@ def _round_row(game: int, seat: int, record: reference.RoundRecord) -> dict[str,
 def play_chunk_reference(data: GameData, config: GameConfig, seed: int, first_game: int, count: int,
                          detail: bool) -> Chunk:
     """Play a chunk of games with the reference engine."""
-    return play_listed_reference(data, config, seed, np.arange(first_game, first_game + count), detail)
+    # A range, not np.arange: game numbers near 2**63 would become float64 there.
+    return play_listed_reference(data, config, seed, range(first_game, first_game + count), detail)
 
 
-def play_listed_reference(data: GameData, config: GameConfig, seed: int, games: np.ndarray, detail: bool) -> Chunk:
-    """Play the games numbered ``games``, in the order listed, with the reference engine."""
+def play_listed_reference(data: GameData, config: GameConfig, seed: int, games: Iterable[int] | np.ndarray,
+                          detail: bool) -> Chunk:
+    """Play the games numbered ``games`` (integers), in the order listed, with the reference engine."""
     rules = reference.Rules(data, config)
     seat_rows: dict[str, list] = {name: [] for name in ("game", "seat", *SEAT_NUMERIC)}
     round_rows: dict[str, list] = {name: [] for name in ROUND_NUMERIC}
-    for game in (int(number) for number in np.asarray(games).reshape(-1)):
+    for game in map(int, games):
         result = reference.play_game(rules, seed, game, detail=detail)
         for seat, row in enumerate(result.seats):
             seat_rows["game"].append(game)

@@ -275,3 +275,9 @@ def test_campaign_command_refuses_a_foreign_directory(tmp_path, capsys):
     code, out = campaign(tmp_path)
     assert code == 2 and "refusing to replace it" in capsys.readouterr().err
     assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_reference_chunks_keep_large_game_numbers_exact(data):
+    # The chunk function plays through the listed one; game numbers must stay integers all the way.
+    chunk = engine_function("reference")(data, options(data).config(5), 9, 2**62 + 1, 1, False)
+    assert chunk.seats["game"].tolist() == [2**62 + 1, 2**62 + 1]
