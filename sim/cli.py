@@ -86,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_study_arguments(study)
     report = commands.add_parser("report", help="rebuild a study's tables, figures and report from its stored runs")
     report.add_argument("study_dir", metavar="DIR", help="study directory written by luna-balance study")
+    runs_report = commands.add_parser("runs-report", help="a report over run directories written by simulate")
+    runs_report.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories written by simulate")
+    runs_report.add_argument("--out", required=True, help="directory to write the report into")
+    runs_report.add_argument("--title", default="Luna balance report", help="the report's title")
     return parser
 
 
@@ -211,11 +215,19 @@ def command_parity(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_runs_report(args: argparse.Namespace) -> int:
+    from analysis.report import render_study
+
+    files = render_study(args.runs, args.out, title=args.title)
+    print(files.html)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handlers = {"simulate": command_simulate, "levels": command_levels, "study": command_study,
-                "report": command_report, "parity": command_parity}
+                "report": command_report, "parity": command_parity, "runs-report": command_runs_report}
     try:
         return handlers[args.command](args)
     except DataError as error:
