@@ -47,6 +47,10 @@ from sim.progress import progress_bar
 from sim.run import RunOptions
 
 
+#: How long to wait for a Dask scheduler before giving up with a one-line error.
+SCHEDULER_TIMEOUT = "10s"
+
+
 class StudyInterrupted(KeyboardInterrupt):
     """Ctrl-C during a study; the message says what was kept."""
 
@@ -133,7 +137,7 @@ def cluster_threads(scheduler: str) -> int:
     except ImportError as error:
         raise StudyError(f"--backend dask: dask.distributed cannot be imported ({error})") from None
     try:
-        with Client(scheduler, timeout="10s") as client:
+        with Client(scheduler, timeout=SCHEDULER_TIMEOUT) as client:
             return max(1, sum(client.nthreads().values()))
     except Exception as error:  # distributed raises OSError, TimeoutError or ValueError by address and version
         raise StudyError(f"--scheduler: cannot reach a Dask scheduler at {scheduler!r} "
