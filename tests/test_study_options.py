@@ -74,6 +74,9 @@ def test_each_strength_is_a_part_and_strength_one_keeps_its_name():
 def test_strengths_are_parsed_sorted_and_rounded_to_their_names():
     assert parse_strengths("1.2, 0.8,1") == (0.8, 1.0, 1.2)
     assert parse_strengths("1.23456789") == (1.23457,)  # the strength played is the one the part name shows
+    import numpy as np
+
+    assert plan_study("s", 10, 1, [5], "reference", strengths=np.array([1.2, 1.0])).strengths == (1.0, 1.2)
 
 
 @pytest.mark.parametrize(("text", "message"), [

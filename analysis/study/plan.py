@@ -393,7 +393,7 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
         raise StudyError(f"--levels: need levels between {MIN_LEVEL} and {MAX_LEVEL}, got {list(levels)}")
     check_options(rounds, start_bonus, parity_games, backend, scheduler)
     chosen = scripted_profiles() if profiles is None else check_profiles(profiles)
-    strengths = parse_strengths(",".join(map(repr, strengths)))
+    strengths = parse_strengths(",".join(str(float(strength)) for strength in strengths))
     base = base_parts(levels, chosen, strengths)
     taken = {BASE_VARIANT, *(part.name for part in base)}
     for variant in variants:

@@ -46,7 +46,6 @@ from sim.gamedata import load_game_data
 from sim.progress import progress_bar
 from sim.run import RunOptions
 
-
 #: How long to wait for a Dask scheduler before giving up with a one-line error.
 SCHEDULER_TIMEOUT = "10s"
 
