@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 # The study's plan module imports no pandas or matplotlib, so building the parser stays cheap.
 from analysis.study.plan import (
@@ -134,7 +135,7 @@ def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
                         help="parent directory of the study (default %(default)s)")
 
 
-def study_options(args: argparse.Namespace) -> dict:
+def study_options(args: argparse.Namespace) -> dict[str, Any]:
     """The study options of the command line, parsed and checked (one-line errors naming the option)."""
     from analysis.study.plan import StudyError
 
@@ -147,7 +148,7 @@ def study_options(args: argparse.Namespace) -> dict:
             "backend": args.backend, "scheduler": args.scheduler}
 
 
-def study_command_line(args: argparse.Namespace, options: dict | None = None) -> str:
+def study_command_line(args: argparse.Namespace, options: dict[str, Any] | None = None) -> str:
     """The ``luna-balance study`` command that repeats this study, recorded in ``study.json``.
 
     Options left at their defaults are left out, so a default study's command reads as it always did.
