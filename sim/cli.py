@@ -15,6 +15,7 @@ from analysis.study.plan import (
     DEFAULT_RESULTS,
     DEFAULT_SEED,
     DEFAULT_STRENGTHS,
+    PARITY_COMMAND_GAMES,
     PARITY_TOLERANCE,
     parse_profiles,
     parse_strengths,
@@ -83,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     parity = commands.add_parser("parity", help="strength at which a scripted profile wins half its games, per level")
     parity.add_argument("--profile", required=True, help="scripted profile, e.g. balanced")
     parity.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8")
-    parity.add_argument("--games", type=int, default=20_000, help="games per strength tried (default %(default)s)")
+    parity.add_argument("--games", type=int, default=PARITY_COMMAND_GAMES,
+                        help="games per strength tried (default %(default)s)")
     parity.add_argument("--tolerance", type=float, default=PARITY_TOLERANCE,
                         help="bisection stops at this strength width (default %(default)s)")
     parity.add_argument("--csv", default=None, help="also write the table to this CSV file")

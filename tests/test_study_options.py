@@ -274,7 +274,7 @@ def test_resuming_with_other_rounds_replays_everything(study, tmp_path, monkeypa
 @pytest.mark.slow
 def test_a_study_on_a_dask_cluster_gives_the_local_tables(study, tmp_path, capsys):
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=":0",
                                   processes=True) as cluster:
         address = cluster.scheduler_address
         assert run_cli(tmp_path, *OPTIONS, "--backend", "dask", "--scheduler", address) == 0

@@ -45,6 +45,9 @@ DEFAULT_STRENGTHS: tuple[float, ...] = (1.0,)
 #: profile and level, so this bounds the step to about 28 x 10,000 games per (profile, level), ~2 s with
 #: numba on one core (the parity interval of the strength is then about +-0.01 wide).
 DEFAULT_PARITY_GAMES = 10_000
+#: Games per strength tried by the stand-alone ``parity`` command: twice the study's, for the narrower
+#: intervals of the README's parity table, since it searches one profile at a time.
+PARITY_COMMAND_GAMES = 20_000
 #: Bisection width of a strength at parity, shared by the ``parity`` command and the study.
 PARITY_TOLERANCE = 0.01
 #: Version of the study.json layout; bump when its meaning changes.
