@@ -32,7 +32,7 @@ from analysis.stats import wilson_interval
 from sim.campaign import CHOICES, GAME_FIELDS, CampaignData, CampaignOptions, CampaignResult, run_campaigns
 from sim.constants import LEVELS
 from sim.gamedata import GameData
-from sim.run import _replace_directory, _start_output, package_versions
+from sim.run import package_versions, replace_directory, start_output
 
 LEVEL_COLUMNS = tuple(f"level_{level}" for level in LEVELS)
 
@@ -260,14 +260,14 @@ def run_campaign_dir(data: GameData, rules: CampaignData, options: CampaignOptio
         No directory can be written at ``out``.
     """
     out = Path(out)
-    temporary = _start_output(out)
+    temporary = start_output(out)
     started = time.perf_counter()
     try:
         result = run_campaigns(data, rules, options, progress=progress)
         write_campaign_files(result, temporary)
         manifest = _manifest(result, data, time.perf_counter() - started, overlay)
         (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-        _replace_directory(temporary, out)
+        replace_directory(temporary, out)
     finally:
         if temporary.exists():
             shutil.rmtree(temporary, ignore_errors=True)
