@@ -19,7 +19,7 @@ from sim.constants import (
     SINGULARITY_ROUNDS,
     START_BONUS_CHOICES,
 )
-from sim.engines import ENGINES
+from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
 
@@ -214,6 +214,7 @@ def command_parity(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    set_compile_notice(not getattr(args, "quiet", False))
     handlers = {"simulate": command_simulate, "levels": command_levels, "study": command_study,
                 "report": command_report, "parity": command_parity}
     try:
