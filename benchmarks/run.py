@@ -14,7 +14,9 @@ Everything runs in child processes that share one numba cache folder, empty at t
    ratio (the engine's time per game on one thread over the floor kernel's, ``benchmarks/floor.py``);
    each rate the best of ``--repeats``, the kernel and the three runs interleaved within each repeat so
    load changes hit them alike;
-4. **the default study** (``luna-balance study``), end to end: wall seconds and peak resident memory of
+4. **memory of a large run**: peak resident memory and wall seconds of ``simulate --aggregate-only`` over
+   ``--memory-games`` games of ``luna:5`` (0 skips it);
+5. **the default study** (``luna-balance study``), end to end: wall seconds and peak resident memory of
    the child (``wait4``), unless ``--no-study``.
 
 Prints a markdown table and writes everything to a JSON file (``--json``). No number here is a test:
@@ -185,6 +187,10 @@ def markdown(report: dict) -> str:
         lines.append(f"- cold start (empty cache, `simulate --games {START_GAMES}`): {start['cold_start']:.1f} s; "
                      f"warm start: {start['warm_start']:.2f} s (imports {start['imports']:.2f} s, engine load "
                      f"{start['engine_load']:.2f} s)")
+    memory = report.get("memory")
+    if memory:
+        lines.append(f"- `simulate --aggregate-only` over {memory['games']:,} games of luna:5: peak RSS "
+                     f"{memory['peak_mib']:,.0f} MiB, {memory['seconds']:.1f} s")
     study = report.get("study")
     if study:
         lines.append(f"- default study ({study['command']}): {study['seconds']:.1f} s, peak RSS "
@@ -197,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=500_000, help="games per measurement (default %(default)s)")
     parser.add_argument("--repeats", type=int, default=3, help="timed repeats per measurement (best kept)")
     parser.add_argument("--levels", default="0,1,2,3,4,5,6,7,8", help="Luna levels (default %(default)s)")
+    parser.add_argument("--memory-games", type=int, default=10_000_000,
+                        help="games of the --aggregate-only peak-memory run (default %(default)s; 0 skips it)")
     parser.add_argument("--no-study", action="store_true", help="skip the default study (it takes minutes)")
     parser.add_argument("--study-games", type=int, default=None,
                         help="games per part of the study (default: the study's own default)")
@@ -222,6 +230,11 @@ def main(argv: list[str] | None = None) -> int:
                                  "--repeats", str(args.repeats), "--levels", args.levels], env,
                                 scratch / "levels.json")
         report["levels"] = json.loads(measured)
+        if args.memory_games > 0:
+            seconds, peak, _ = _child(["-m", "sim.cli", "simulate", "--seats", "luna:5", "--games",
+                                       str(args.memory_games), "--aggregate-only", "--quiet",
+                                       "--out", str(scratch / "memory")], env)
+            report["memory"] = {"games": args.memory_games, "seconds": seconds, "peak_mib": peak}
         if not args.no_study:
             study = ["study", "--quiet", "--name", "bench"]
             study += ["--games", str(args.study_games)] if args.study_games else []
