@@ -8,12 +8,12 @@ Everything runs in child processes that share one numba cache folder, empty at t
 2. **warm start**: the same command again, now loaded from the cache; both are wall seconds from process
    start to exit; a third process times its imports and its first engine call (``engine load``) apart;
 3. **per Luna level** (Luna alone), in one child: the kernel alone (``play_chunk_numba`` over the run's
-   chunks) on 1 and on 2 threads and the scaling ratio; end-to-end ``run_simulation`` (what ``simulate``
-   runs) with ``--aggregate-only``, with per-game rows, and with ``--detail rounds``, each on 2 threads
-   and given as a share of the kernel on 2 threads (on a 1-core machine "2 threads" is one); the floor
-   ratio (the engine's time per game on one thread over the floor kernel's, ``benchmarks/floor.py``);
-   each rate the best of ``--repeats``, the kernel and the three runs interleaved within each repeat so
-   load changes hit them alike;
+   chunks) on 1 and on 2 threads, the scaling ratio and the 2-thread run's CPU/wall; end-to-end
+   ``run_simulation`` (what ``simulate`` runs) with ``--aggregate-only``, with per-game rows, and with
+   ``--detail rounds``, each on 2 threads and given as a share of the kernel on 2 threads (on a 1-core
+   machine "2 threads" is one); the floor ratio (the engine's time per game on one thread over the floor
+   kernel's, ``benchmarks/floor.py``); each rate the best of ``--repeats``, the kernel and the three
+   runs interleaved within each repeat so load changes hit them alike;
 4. **memory of a large run**: peak resident memory and wall seconds of ``simulate --aggregate-only`` over
    ``--memory-games`` games of ``luna:5`` (0 skips it);
 5. **the default study** (``luna-balance study``), end to end: wall seconds and peak resident memory of
@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 1
 START_GAMES = 100  # the first command's size: small, so it compiles the serial driver first
-LEVEL_COLUMNS = ("kernel_1", "kernel_2", "scaling", "aggregate", "rows", "rounds", "floor_ratio")
+LEVEL_COLUMNS = ("kernel_1", "kernel_2", "scaling", "cpu_per_wall_2", "aggregate", "rows", "rounds", "floor_ratio")
 _ENGINE_LOAD = """
 import json, sys, time
 started = time.perf_counter()
@@ -98,15 +98,24 @@ def start_times(env: dict[str, str], scratch: Path) -> dict[str, float]:
 
 # ---------------------------------------------------------------- the per-level measurement (a child)
 
-def _best_rates(jobs: dict[str, Callable[[], None]], games: int, repeats: int) -> dict[str, float]:
-    """Games per second of each job, best of ``repeats``; the jobs run interleaved within each repeat."""
+def _best_rates(jobs: dict[str, Callable[[], None]], games: int,
+                repeats: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Games per second of each job, best of ``repeats``, and the CPU/wall ratio of that best run.
+
+    The jobs run interleaved within each repeat. CPU/wall tells whether the machine gave a threaded job
+    its cores: on a shared machine a 2-thread job may get one core's worth, and its scaling then
+    measures the load, not the code.
+    """
     best = dict.fromkeys(jobs, float("inf"))
+    busy = dict.fromkeys(jobs, 0.0)
     for _ in range(repeats):
         for name, job in jobs.items():
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             job()
-            best[name] = min(best[name], time.perf_counter() - started)
-    return {name: games / seconds for name, seconds in best.items()}
+            wall = time.perf_counter() - started
+            if wall < best[name]:
+                best[name], busy[name] = wall, (time.process_time() - cpu) / wall
+    return {name: games / seconds for name, seconds in best.items()}, busy
 
 
 def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -> dict[str, dict[str, float]]:
@@ -149,7 +158,7 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
 
         simulate(detail=True)  # loads (or compiles) every driver outside the timing
         one_thread()
-        rates = _best_rates({
+        rates, busy = _best_rates({
             "kernel_2": kernel, "kernel_1": one_thread,
             "aggregate": lambda simulate=simulate: simulate(aggregate_only=True),
             "rows": simulate, "rounds": lambda simulate=simulate: simulate(detail=True),
@@ -158,6 +167,7 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
         results[str(level)] = {
             "kernel_1": rates["kernel_1"], "kernel_2": rates["kernel_2"],
             "scaling": rates["kernel_2"] / rates["kernel_1"],
+            "cpu_per_wall_2": busy["kernel_2"],
             **{name: rates[name] / rates["kernel_2"] for name in ("aggregate", "rows", "rounds")},
             "floor_ratio": rates["floor"] / rates["kernel_1"],
         }
@@ -172,16 +182,17 @@ def markdown(report: dict) -> str:
     lines = [f"machine: {report['machine']}; load average before {report['load_before']}, "
              f"after {report['load_after']}",
              f"{report['games']:,} games per measurement, best of {report['repeats']}", "",
-             "| level | kernel 1 thread | kernel 2 threads | scaling | aggregate-only | per-game rows "
+             "| level | kernel 1 thread | kernel 2 threads | scaling | CPU/wall | aggregate-only | per-game rows "
              "| detail rounds | × floor |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for level, row in report["levels"].items():
         lines.append(f"| {level} | {row['kernel_1']:,.0f} | {row['kernel_2']:,.0f} | {row['scaling']:.2f}× "
-                     f"| {row['aggregate']:.0%} | {row['rows']:.0%} | {row['rounds']:.0%} "
-                     f"| {row['floor_ratio']:.1f} |")
+                     f"| {row['cpu_per_wall_2']:.2f} | {row['aggregate']:.0%} | {row['rows']:.0%} "
+                     f"| {row['rounds']:.0%} | {row['floor_ratio']:.1f} |")
     lines.append("")
     lines.append("kernel columns in games/s; aggregate-only, per-game rows and detail rounds are end-to-end "
-                 "`simulate` games/s as a share of the kernel on 2 threads")
+                 "`simulate` games/s as a share of the kernel on 2 threads; CPU/wall of the 2-thread kernel (below 2, "
+                 "the machine did not give it two cores and the scaling is the load's)")
     start = report.get("start")
     if start:
         lines.append(f"- cold start (empty cache, `simulate --games {START_GAMES}`): {start['cold_start']:.1f} s; "

@@ -22,6 +22,6 @@ def test_benchmark_reports_every_column(tmp_path, capsys):
     assert all(value > 0 for value in report["levels"]["2"].values())
     assert set(report["start"]) == {"cold_start", "warm_start", "imports", "engine_load"}
     table = capsys.readouterr().out
-    for header in ("kernel 1 thread", "kernel 2 threads", "scaling", "aggregate-only", "per-game rows",
+    for header in ("kernel 1 thread", "kernel 2 threads", "scaling", "CPU/wall", "aggregate-only", "per-game rows",
                    "detail rounds", "× floor", "cold start", "warm start", "peak RSS"):
         assert header in table
