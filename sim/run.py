@@ -6,6 +6,11 @@ A run directory holds ``seats.parquet``, ``manifest.json`` and, with ``detail``,
 many games run. It is built in a temporary sibling directory and moved into place only when complete,
 so an interrupted run never leaves a half-written result.
 
+Every chunk goes to a list of chunk consumers (:class:`ChunkConsumer`): the writers of the run's own
+files, then any the caller adds (e.g. a study's reducer). They run, in order, on one second thread
+while the main thread plays the next chunk (the kernels, arrow and parquet release the GIL), so writing
+costs little wall time; at most one played chunk waits for them.
+
 Chunks of games go to joblib workers; ``backend="dask"`` hands them to a Dask cluster (joblib's
 dask backend) at ``scheduler``. Game ``g`` always draws from the streams of (seed, g), so neither
 the backend, the worker count nor the chunk size changes a single number. What the engines share
