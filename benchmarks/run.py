@@ -1,25 +1,32 @@
-"""The engines' speed, measured side by side in one run: ``python -m benchmarks.run [--games N]``.
+"""What a user meets, measured side by side in one run: ``python -m benchmarks.run [--games N] [--no-study]``.
 
-One table, one row per Luna level (Luna alone unless said otherwise):
+Everything runs in child processes that share one numba cache folder, empty at the start (a temporary
+``NUMBA_CACHE_DIR``, unless ``--cache-dir`` names one), in the order a user meets it:
 
-* ``numba/s``: numba engine, warm (compiled code loaded before timing), all numba threads;
-* ``1 thread/s``: the same on one thread, and ``x ref``: that divided by the reference engine's rate
-  (``ref/s``, one core), i.e. the speed-up per core;
-* ``x floor``: how many times the floor kernel's time a game takes (``benchmarks/floor.py``: Luna's
-  deck shuffled and drawn for 7 rounds with the same RNG, nothing else), both on one thread;
-* ``4 seats/s``: numba, all threads, three passive scripted seats and Luna;
-* ``balanced/s``: numba, all threads, one scripted ``balanced`` player and Luna (``scripted:balanced,luna:L``).
+1. **cold start**: ``luna-balance simulate`` of a few games, the first command a user types; the engine
+   compiles (the small run compiles the serial driver, as a first test run or notebook cell would);
+2. **warm start**: the same command again, now loaded from the cache; both are wall seconds from process
+   start to exit; a third process times its imports and its first engine call (``engine load``) apart;
+3. **per Luna level** (Luna alone), in one child: the kernel alone (``play_chunk_numba`` over the run's
+   chunks) on 1 and on 2 threads, the scaling ratio and the 2-thread run's CPU/wall; end-to-end
+   ``run_simulation`` (what ``simulate`` runs) with ``--aggregate-only``, with per-game rows, and with
+   ``--detail rounds``, each on 2 threads and given as a share of the kernel on 2 threads (on a 1-core
+   machine "2 threads" is one); the floor ratio (the engine's time per game on one thread over the floor
+   kernel's, ``benchmarks/floor.py``); each rate the best of ``--repeats``, the kernel and the three
+   runs interleaved within each repeat so load changes hit them alike;
+4. **memory of a large run**: peak resident memory and wall seconds of ``simulate --aggregate-only`` over
+   ``--memory-games`` games of ``luna:5`` (0 skips it);
+5. **the default study** (``luna-balance study``), end to end: wall seconds and peak resident memory of
+   the child (``wait4``), unless ``--no-study``.
 
-Below it: the time 9 levels x 1,000,000 single-Luna games take at the measured rates; the cold
-compile (a subprocess with an empty ``NUMBA_CACHE_DIR``) and the warm start (the same subprocess
-with that cache filled), each from process start to the first result of a chunk; and the peak
-resident memory of ``luna-balance simulate --aggregate-only`` over 10,000,000 games (a subprocess,
-read from the kernel's accounting of finished children).
+Prints a markdown table and writes everything to a JSON file (``--json``). No number here is a test:
+the tests only check that every column is produced.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import subprocess
@@ -29,146 +36,224 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numba
-import numpy as np
-
-from benchmarks.floor import play_floor
-from sim.config import GameConfig, parse_seats
-from sim.engines import play_chunk_reference
-from sim.fast import play_chunk_numba
-from sim.gamedata import load_game_data
-
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 1
-FIRST_RESULT_GAMES = 1000
-_FIRST_RESULT = f"""
-import time
+START_GAMES = 100  # the first command's size: small, so it compiles the serial driver first
+LEVEL_COLUMNS = ("kernel_1", "kernel_2", "scaling", "cpu_per_wall_2", "aggregate", "rows", "rounds", "floor_ratio")
+_ENGINE_LOAD = """
+import json, sys, time
 started = time.perf_counter()
 from sim.config import GameConfig, parse_seats
 from sim.fast import play_chunk_numba
 from sim.gamedata import load_game_data
+data, config = load_game_data(), GameConfig(seats=parse_seats("luna:5"))
 imported = time.perf_counter()
-play_chunk_numba(load_game_data(), GameConfig(seats=parse_seats("luna:5")), 1, 0, {FIRST_RESULT_GAMES}, False)
-print(imported - started, time.perf_counter() - imported)
+play_chunk_numba(data, config, 1, 0, 10, False)
+print(json.dumps({"imports": imported - started, "engine_load": time.perf_counter() - imported}))
 """
 
 
 def processor() -> str:
-    name = platform.processor()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return name or platform.machine()
+    return platform.processor() or platform.machine()
 
 
-def games_per_second(play: Callable[[int], object], games: int, repeats: int) -> float:
-    """Best rate of ``repeats`` timed calls of ``play(first_game)`` (each playing ``games`` games)."""
-    best = float("inf")
-    for repeat in range(repeats):
-        started = time.perf_counter()
-        play(repeat * games)
-        best = min(best, time.perf_counter() - started)
-    return games / best
+def load_average() -> str:
+    try:
+        return " ".join(f"{value:.2f}" for value in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
-def numba_rate(data, config: GameConfig, games: int, threads: int, repeats: int) -> float:
-    numba.set_num_threads(threads)
-    play_chunk_numba(data, config, SEED, 0, 1000, False)  # load or compile outside the timing
-    return games_per_second(lambda first: play_chunk_numba(data, config, SEED, first, games, False), games, repeats)
-
-
-def floor_rate(deck_size: int, games: int, repeats: int) -> float:
-    out = np.zeros(games, dtype=np.int64)
-    play_floor(np.uint64(SEED), 0, deck_size, out[:10])
-    return games_per_second(lambda first: play_floor(np.uint64(SEED), first, deck_size, out), games, repeats)
-
-
-def first_result(cache_dir: str) -> tuple[float, float, float]:
-    """Wall time from process start to the first chunk's result; the import and play parts inside it."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+def _child(arguments: list[str], env: dict[str, str], out: Path | None = None) -> tuple[float, float, str]:
+    """Run ``python ARGUMENTS``; return its wall seconds, its peak RSS in MiB and its stdout (kept in ``out``)."""
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", _FIRST_RESULT], cwd=ROOT, env=env, check=True,
-                          capture_output=True, text=True)
-    wall = time.perf_counter() - started
-    imported, played = (float(x) for x in done.stdout.split())
-    return wall, imported, played
-
-
-def aggregate_only_peak(games: int) -> tuple[float, float]:
-    """Peak RSS (MiB) and wall seconds of one ``simulate --aggregate-only`` run in a subprocess."""
-    with tempfile.TemporaryDirectory(prefix="luna-aggregate-") as out:
-        started = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-m", "sim.cli", "simulate", "--seats", "luna:5", "--games",
-                                  str(games), "--aggregate-only", "--quiet", "--out", str(Path(out) / "run")],
-                                 cwd=ROOT, stdout=subprocess.DEVNULL)
-        # wait4 returns this child's own resource usage; ru_maxrss is its peak, in KiB on Linux.
+    with open(out or os.devnull, "w") as stdout, tempfile.TemporaryFile("w+") as stderr:
+        child = subprocess.Popen([sys.executable, *arguments], cwd=ROOT, env=env, stdout=stdout, stderr=stderr)
+        # wait4 returns this child's own resource usage; ru_maxrss is its peak, in KiB on Linux
         _, status, usage = os.wait4(child.pid, 0)
         child.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - started
-    if child.returncode != 0:
-        raise RuntimeError(f"the --aggregate-only run failed with exit code {child.returncode}")
-    return usage.ru_maxrss / 1024, wall
+        stderr.seek(0)
+        if child.returncode != 0:
+            raise RuntimeError(f"benchmark child {' '.join(arguments[:3])} failed ({child.returncode}): "
+                               f"{stderr.read()[-2000:]}")
+    return wall, usage.ru_maxrss / 1024, Path(out).read_text() if out else ""
+
+
+def start_times(env: dict[str, str], scratch: Path) -> dict[str, float]:
+    """Cold and warm start of ``simulate --games START_GAMES`` in fresh processes, and the engine load inside."""
+    command = ["-m", "sim.cli", "simulate", "--seats", "luna:5", "--games", str(START_GAMES), "--quiet",
+               "--out", str(scratch / "start")]
+    cold, _, _ = _child(command, env)
+    warm, _, _ = _child(command, env)
+    _, _, loaded = _child(["-c", _ENGINE_LOAD], env, scratch / "load.json")
+    return {"cold_start": cold, "warm_start": warm, **json.loads(loaded)}
+
+
+# ---------------------------------------------------------------- the per-level measurement (a child)
+
+def _best_rates(jobs: dict[str, Callable[[], None]], games: int,
+                repeats: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Games per second of each job, best of ``repeats``, and the CPU/wall ratio of that best run.
+
+    The jobs run interleaved within each repeat. CPU/wall tells whether the machine gave a threaded job
+    its cores: on a shared machine a 2-thread job may get one core's worth, and its scaling then
+    measures the load, not the code.
+    """
+    best = dict.fromkeys(jobs, float("inf"))
+    busy = dict.fromkeys(jobs, 0.0)
+    for _ in range(repeats):
+        for name, job in jobs.items():
+            started, cpu = time.perf_counter(), time.process_time()
+            job()
+            wall = time.perf_counter() - started
+            if wall < best[name]:
+                best[name], busy[name] = wall, (time.process_time() - cpu) / wall
+    return {name: games / seconds for name, seconds in best.items()}, busy
+
+
+def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -> dict[str, dict[str, float]]:
+    """Every per-level column (see the module docstring); runs inside the measurement child."""
+    import numba
+    import numpy as np
+
+    from benchmarks.floor import play_floor
+    from sim.config import GameConfig, parse_seats
+    from sim.constants import DEFAULT_CHUNK_GAMES
+    from sim.fast import play_chunk_numba
+    from sim.gamedata import load_game_data
+    from sim.run import RunOptions, chunk_bounds, run_simulation
+
+    data = load_game_data()
+    threads = min(2, numba.config.NUMBA_NUM_THREADS)  # the scaling asked about is 1 -> 2 threads
+    numba.set_num_threads(threads)
+    deck_size = sum(card.grade == 1 for card in data.luna.cards)
+    floor_out = np.zeros(games, dtype=np.int64)
+    play_floor(np.uint64(SEED), 0, deck_size, floor_out[:10])
+    results = {}
+    for level in levels:
+        config = GameConfig(seats=parse_seats(f"luna:{level}"))
+        bounds = list(chunk_bounds(games, DEFAULT_CHUNK_GAMES))
+
+        def kernel(config: GameConfig = config, bounds: list = bounds) -> None:
+            for first, count in bounds:
+                play_chunk_numba(data, config, SEED, first, count, False)
+
+        def simulate(config: GameConfig = config, **options: bool) -> None:
+            run_simulation(data, config, RunOptions(games=games, seed=SEED, engine="numba", **options),
+                           scratch / "run")
+
+        def one_thread(job: Callable[[], None] = kernel) -> None:
+            numba.set_num_threads(1)
+            try:
+                job()
+            finally:
+                numba.set_num_threads(threads)
+
+        simulate(detail=True)  # loads (or compiles) every driver outside the timing
+        one_thread()
+        rates, busy = _best_rates({
+            "kernel_2": kernel, "kernel_1": one_thread,
+            "aggregate": lambda simulate=simulate: simulate(aggregate_only=True),
+            "rows": simulate, "rounds": lambda simulate=simulate: simulate(detail=True),
+            "floor": lambda: play_floor(np.uint64(SEED), 0, deck_size, floor_out),
+        }, games, repeats)
+        results[str(level)] = {
+            "kernel_1": rates["kernel_1"], "kernel_2": rates["kernel_2"],
+            "scaling": rates["kernel_2"] / rates["kernel_1"],
+            "cpu_per_wall_2": busy["kernel_2"],
+            **{name: rates[name] / rates["kernel_2"] for name in ("aggregate", "rows", "rounds")},
+            "floor_ratio": rates["floor"] / rates["kernel_1"],
+        }
+        print(f"level {level} measured", file=sys.stderr, flush=True)
+    return results
+
+
+# ---------------------------------------------------------------- the report
+
+def markdown(report: dict) -> str:
+    """The report as a markdown table with the start and study lines below it."""
+    lines = [f"machine: {report['machine']}; load average before {report['load_before']}, "
+             f"after {report['load_after']}",
+             f"{report['games']:,} games per measurement, best of {report['repeats']}", "",
+             "| level | kernel 1 thread | kernel 2 threads | scaling | CPU/wall | aggregate-only | per-game rows "
+             "| detail rounds | × floor |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for level, row in report["levels"].items():
+        lines.append(f"| {level} | {row['kernel_1']:,.0f} | {row['kernel_2']:,.0f} | {row['scaling']:.2f}× "
+                     f"| {row['cpu_per_wall_2']:.2f} | {row['aggregate']:.0%} | {row['rows']:.0%} "
+                     f"| {row['rounds']:.0%} | {row['floor_ratio']:.1f} |")
+    lines.append("")
+    lines.append("kernel columns in games/s; aggregate-only, per-game rows and detail rounds are end-to-end "
+                 "`simulate` games/s as a share of the kernel on 2 threads; CPU/wall of the 2-thread kernel (below 2, "
+                 "the machine did not give it two cores and the scaling is the load's)")
+    start = report.get("start")
+    if start:
+        lines.append(f"- cold start (empty cache, `simulate --games {START_GAMES}`): {start['cold_start']:.1f} s; "
+                     f"warm start: {start['warm_start']:.2f} s (imports {start['imports']:.2f} s, engine load "
+                     f"{start['engine_load']:.2f} s)")
+    memory = report.get("memory")
+    if memory:
+        lines.append(f"- `simulate --aggregate-only` over {memory['games']:,} games of luna:5: peak RSS "
+                     f"{memory['peak_mib']:,.0f} MiB, {memory['seconds']:.1f} s")
+    study = report.get("study")
+    if study:
+        lines.append(f"- default study ({study['command']}): {study['seconds']:.1f} s, peak RSS "
+                     f"{study['peak_mib']:,.0f} MiB")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=200_000,
-                        help="numba games per measurement (default 200000; the reference plays 1/200 of it)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed repeats per numba measurement (best kept)")
-    parser.add_argument("--no-compile", action="store_true", help="skip the cold/warm start subprocesses")
+    parser.add_argument("--games", type=int, default=500_000, help="games per measurement (default %(default)s)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed repeats per measurement (best kept)")
+    parser.add_argument("--levels", default="0,1,2,3,4,5,6,7,8", help="Luna levels (default %(default)s)")
     parser.add_argument("--memory-games", type=int, default=10_000_000,
-                        help="games of the --aggregate-only peak-memory run (default 10000000; 0 skips it)")
+                        help="games of the --aggregate-only peak-memory run (default %(default)s; 0 skips it)")
+    parser.add_argument("--no-study", action="store_true", help="skip the default study (it takes minutes)")
+    parser.add_argument("--study-games", type=int, default=None,
+                        help="games per part of the study (default: the study's own default)")
+    parser.add_argument("--cache-dir", default=None,
+                        help="numba cache folder to use instead of an empty temporary one (then 'cold' may be warm)")
+    parser.add_argument("--json", default="benchmark.json", help="where to write the results (default %(default)s)")
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)  # the measurement child's scratch folder
     args = parser.parse_args(argv)
+    levels = [int(level) for level in args.levels.split(",")]
     games = max(1000, args.games)
-    reference_games = max(100, games // 200)
-    threads = numba.config.NUMBA_NUM_THREADS
+    if args.child:
+        print(json.dumps(measure_levels(levels, games, args.repeats, Path(args.child))))
+        return 0
 
-    print(f"machine: {os.cpu_count()} CPUs, {processor()}; numba {numba.__version__} ({threads} threads), "
-          f"numpy {np.__version__}, Python {platform.python_version()}")
-    print(f"games per measurement: numba {games}, reference {reference_games}; seed {SEED}\n")
-
-    data = load_game_data()
-    deck_size = sum(card.grade == 1 for card in data.luna.cards)
-    floor = floor_rate(deck_size, games, args.repeats)
-    header = (f"{'level':>5}  {'numba/s':>10}  {'1 thread/s':>10}  {'ref/s':>7}  {'x ref':>6}  "
-              f"{'x floor':>7}  {'4 seats/s':>10}  {'balanced/s':>10}")
-    print(header)
-    print("-" * len(header))
-    seconds_for_million = 0.0
-    for level in range(9):
-        solo = GameConfig(seats=parse_seats(f"luna:{level}"))
-        four = GameConfig(seats=parse_seats(f"{'scripted:passive,' * 3}luna:{level}"))
-        balanced = GameConfig(seats=parse_seats(f"scripted:balanced,luna:{level}"))
-        all_threads = numba_rate(data, solo, games, threads, args.repeats)
-        seconds_for_million += 1_000_000 / all_threads
-        one_thread = numba_rate(data, solo, games, 1, args.repeats)
-        four_seats = numba_rate(data, four, games, threads, args.repeats)
-        with_player = numba_rate(data, balanced, games, threads, args.repeats)
-        reference = games_per_second(
-            lambda first, config=solo: play_chunk_reference(data, config, SEED, first, reference_games, False),
-            reference_games, 1)
-        print(f"{level:>5}  {all_threads:>10,.0f}  {one_thread:>10,.0f}  {reference:>7,.0f}  "
-              f"{one_thread / reference:>6.0f}  {floor / one_thread:>7.1f}  {four_seats:>10,.0f}  "
-              f"{with_player:>10,.0f}")
-    numba.set_num_threads(threads)
-    print(f"\nfloor kernel (shuffle and draw only, 1 thread): {floor:,.0f} games/s")
-    print(f"9 levels x 1,000,000 single-Luna games at these rates: {seconds_for_million:.1f} s")
-
-    if not args.no_compile:
-        with tempfile.TemporaryDirectory(prefix="luna-numba-cache-") as cache_dir:
-            cold = first_result(cache_dir)
-            warm = first_result(cache_dir)
-        for label, (wall, imported, played) in (("cold compile (empty cache)", cold),
-                                                ("warm start (cache filled)", warm)):
-            print(f"{label:<28} {wall:6.2f} s from process start to the first {FIRST_RESULT_GAMES}-game result "
-                  f"(imports {imported:.2f} s, compile/load and play {played:.2f} s)")
-    if args.memory_games > 0:
-        peak, wall = aggregate_only_peak(args.memory_games)
-        print(f"simulate --aggregate-only, {args.memory_games:,} games of luna:5: peak RSS {peak:,.0f} MiB, "
-              f"{wall:.1f} s wall")
+    report: dict = {"machine": f"{os.cpu_count()} CPUs, {processor()}, Python {platform.python_version()}",
+                    "load_before": load_average(), "games": games, "repeats": args.repeats}
+    with tempfile.TemporaryDirectory(prefix="luna-bench-") as folder:
+        scratch = Path(folder)
+        env = {**os.environ, "NUMBA_CACHE_DIR": args.cache_dir or str(scratch / "numba-cache"),
+               "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        report["start"] = start_times(env, scratch)
+        _, _, measured = _child(["-m", "benchmarks.run", "--child", str(scratch), "--games", str(games),
+                                 "--repeats", str(args.repeats), "--levels", args.levels], env,
+                                scratch / "levels.json")
+        report["levels"] = json.loads(measured)
+        if args.memory_games > 0:
+            seconds, peak, _ = _child(["-m", "sim.cli", "simulate", "--seats", "luna:5", "--games",
+                                       str(args.memory_games), "--aggregate-only", "--quiet",
+                                       "--out", str(scratch / "memory")], env)
+            report["memory"] = {"games": args.memory_games, "seconds": seconds, "peak_mib": peak}
+        if not args.no_study:
+            study = ["study", "--quiet", "--name", "bench"]
+            study += ["--games", str(args.study_games)] if args.study_games else []
+            seconds, peak, _ = _child(["-m", "sim.cli", *study, "--results-dir", str(scratch / "study")], env)
+            report["study"] = {"command": "luna-balance " + " ".join(study), "seconds": seconds, "peak_mib": peak}
+    report["load_after"] = load_average()
+    Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+    print(markdown(report))
     return 0
 
 

@@ -32,7 +32,7 @@ from sim.constants import (
     SINGULARITY_ROUNDS,
     START_BONUS_CHOICES,
 )
-from sim.engines import ENGINES
+from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
 
@@ -335,6 +335,7 @@ def command_runs_report(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    set_compile_notice(not getattr(args, "quiet", False))
     handlers = {"simulate": command_simulate, "levels": command_levels, "study": command_study,
                 "report": command_report, "parity": command_parity, "runs-report": command_runs_report,
                 "campaign": command_campaign}

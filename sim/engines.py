@@ -13,6 +13,8 @@ its kernels, which the reference engine, the command line's parser and ``can_pla
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -76,9 +78,47 @@ def _load_reference() -> PlayChunk:
 
 
 def _load_numba() -> PlayChunk:
-    from sim.fast import play_chunk_numba
+    return play_chunk_numba_announced
 
-    return play_chunk_numba
+
+# ---------------------------------------------------------------- the first compile, said on the terminal
+
+_compile_notice = {"enabled": True, "said": False}
+
+
+def set_compile_notice(enabled: bool) -> None:
+    """Say (on stderr, once per process) when the numba engine is compiled for this machine, or never.
+
+    On by default, so a user meets no silent half-minute wait, whatever runs the engine (the command
+    line, a notebook, a script); the command line's ``--quiet`` turns it off.
+    """
+    _compile_notice["enabled"] = enabled
+
+
+def play_chunk_numba_announced(data: GameData, config: GameConfig, seed: int, first_game: int, count: int,
+                               detail: bool) -> Chunk:
+    """``sim.fast.play_chunk_numba``, saying on stderr when this call first compiles the engine.
+
+    Nothing is said when the compiled code is in numba's cache folder (a warm start), nor after the
+    first notice of the process.
+    """
+    from sim.fast import play_chunk_numba
+    from sim.fast._jit import is_compiled
+    from sim.fast.kernel import driver_for
+
+    if _compile_notice["said"] or not _compile_notice["enabled"] or is_compiled(driver_for(count)):
+        return play_chunk_numba(data, config, seed, first_game, count, detail)
+    _compile_notice["said"] = True
+    sys.stderr.write("luna-balance: compiling the numba engine for this machine; this happens once and takes "
+                     "about half a minute ...\n")
+    sys.stderr.flush()
+    started = time.perf_counter()
+    chunk = play_chunk_numba(data, config, seed, first_game, count, detail)
+    # the compile is most of the call: the first chunk's games take a fraction of a second more
+    sys.stderr.write(f"luna-balance: compiled in {time.perf_counter() - started:.0f} s (with the first "
+                     f"{count:,} games); later runs load it from the cache at once\n")
+    sys.stderr.flush()
+    return chunk
 
 
 def _load_reference_listed() -> PlayListed:

@@ -6,6 +6,11 @@ A run directory holds ``seats.parquet``, ``manifest.json`` and, with ``detail``,
 many games run. It is built in a temporary sibling directory and moved into place only when complete,
 so an interrupted run never leaves a half-written result.
 
+Every chunk goes to a list of chunk consumers (:class:`ChunkConsumer`): the writers of the run's own
+files, then any the caller adds (e.g. a study's reducer). They run, in order, on one second thread
+while the main thread plays the next chunk (the kernels, arrow and parquet release the GIL), so writing
+costs little wall time; at most one played chunk waits for them.
+
 Chunks of games go to joblib workers; ``backend="dask"`` hands them to a Dask cluster (joblib's
 dask backend) at ``scheduler``. Game ``g`` always draws from the streams of (seed, g), so neither
 the backend, the worker count nor the chunk size changes a single number. What the engines share
@@ -19,10 +24,12 @@ import os
 import platform
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -80,29 +87,52 @@ def chunk_bounds(games: int, chunk_size: int) -> Iterator[tuple[int, int]]:
         yield first, min(chunk_size, games - first)
 
 
+# On disk every integer column but ``game`` is int32: no count, score or position of a game comes near
+# 2**31, and half the bytes of int64 halve the parquet encoder's work. ``game`` may reach 2**63.
+DISK_INT = pa.int32()
+WIDE_COLUMNS = frozenset({"game"})
+
+
+_INT32 = np.iinfo(np.int32)
+
+
+def _disk_array(name: str, values: np.ndarray) -> pa.Array:
+    """``values`` as the arrow array written to disk (integers narrowed to ``DISK_INT``, checked)."""
+    if values.dtype.kind not in "iu" or name in WIDE_COLUMNS:
+        return pa.array(values)
+    if values.size and (values.min() < _INT32.min or values.max() > _INT32.max):
+        raise OverflowError(f"{name}: a value beyond the int32 range of the output files")
+    return pa.array(values.astype(np.int32))
+
+
 def seats_table(config: GameConfig, chunk: Chunk) -> pa.Table:
     """Add the configuration's text and level columns to a chunk's per-seat numbers."""
     seat_index = chunk.seats["seat"]
-    kinds = np.array([seat.kind for seat in config.seats])
+    positions = pa.array(seat_index)
     columns = {
-        "game": chunk.seats["game"],
-        "seat": seat_index,
-        "kind": kinds[seat_index],
-        "level": np.array([seat.level for seat in config.seats], dtype=np.int64)[seat_index],
-        "profile": np.array([seat.profile for seat in config.seats])[seat_index],
-        "strength": np.array([seat.strength for seat in config.seats], dtype=np.float64)[seat_index],
+        "game": pa.array(chunk.seats["game"]),
+        "seat": _disk_array("seat", seat_index),
+        # arrow's take builds the string columns in C, far faster than numpy's fixed-width strings
+        "kind": pa.array([seat.kind for seat in config.seats]).take(positions),
+        "level": _disk_array("level", np.array([seat.level for seat in config.seats], dtype=np.int64)[seat_index]),
+        "profile": pa.array([seat.profile for seat in config.seats], pa.string()).take(positions),
+        "strength": pa.array(np.array([seat.strength for seat in config.seats], dtype=np.float64)[seat_index]),
     }
-    columns.update({name: chunk.seats[name] for name in SEAT_NUMERIC})
+    columns.update({name: _disk_array(name, chunk.seats[name]) for name in SEAT_NUMERIC})
     return pa.table({name: columns[name] for name in SEAT_COLUMNS})
 
 
 def rounds_table(data: GameData, rounds: Columns) -> pa.Table:
     """Turn card indices into card ids ("" for an empty or OFF slot)."""
-    ids = np.array([card.id for card in data.luna.cards] + [""])
+    ids = pa.array([card.id for card in data.luna.cards] + [""])
+    none = len(ids) - 1
     columns = {}
     for name in ROUND_NUMERIC:
         values = rounds[name]
-        columns[name] = ids[values] if name in ROUND_CARD_COLUMNS else values  # index -1 picks ""
+        if name in ROUND_CARD_COLUMNS:  # index -1 picks ""
+            columns[name] = ids.take(pa.array(np.where(values < 0, none, values)))
+        else:
+            columns[name] = _disk_array(name, values)
     return pa.table(columns)
 
 
@@ -181,13 +211,122 @@ def _chunks(play: PlayChunk, data: GameData, config: GameConfig, options: RunOpt
     yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
 
 
+def _parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
+    # No min/max statistics for the text columns (card ids, kind, profile): nothing filters on them, and
+    # they are a sixth of the encoder's work for luna_rounds.parquet. No dictionary for ``game``, whose
+    # values hardly repeat: its dictionary cost time and saved no space (files within 3 % either way).
+    numeric = [field.name for field in schema if not pa.types.is_string(field.type)]
+    repeating = [field.name for field in schema if field.name != "game"]
+    return pq.ParquetWriter(path, schema, write_statistics=numeric, use_dictionary=repeating)
+
+
+class ChunkConsumer(Protocol):
+    """What the run driver hands every chunk to, in game order, and tells when the run is complete."""
+
+    def consume(self, chunk: Chunk) -> None:
+        """Take one chunk's columns (called once per chunk, in game order)."""
+
+    def finish(self, directory: Path) -> None:
+        """Write what the consumer kept into the (temporary) run ``directory``; called once, after the last chunk."""
+
+
+class SeatRows:
+    """Writes ``seats.parquet``: one row per game and seat, a row group per chunk."""
+
+    def __init__(self, config: GameConfig, directory: Path) -> None:
+        self.config, self.path, self.writer = config, directory / "seats.parquet", None
+
+    def consume(self, chunk: Chunk) -> None:
+        table = seats_table(self.config, chunk)
+        if self.writer is None:
+            self.writer = _parquet_writer(self.path, table.schema)
+        self.writer.write_table(table)
+
+    def finish(self, directory: Path) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+class RoundRows:
+    """Writes ``luna_rounds.parquet``: one row per game, Luna seat and round."""
+
+    def __init__(self, data: GameData, directory: Path) -> None:
+        self.data, self.path, self.writer = data, directory / "luna_rounds.parquet", None
+
+    def consume(self, chunk: Chunk) -> None:
+        if chunk.rounds is None:
+            return
+        table = rounds_table(self.data, chunk.rounds)
+        if self.writer is None:
+            self.writer = _parquet_writer(self.path, table.schema)
+        self.writer.write_table(table)
+
+    def finish(self, directory: Path) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+class Aggregates:
+    """Writes ``aggregate.parquet`` and ``histograms.parquet`` from a :class:`StreamingSummary`."""
+
+    def __init__(self, config: GameConfig) -> None:
+        self.config, self.summary = config, StreamingSummary()
+
+    def consume(self, chunk: Chunk) -> None:
+        self.summary.update(chunk.seats)
+
+    def finish(self, directory: Path) -> None:
+        aggregate, histograms = self.summary.tables(self.config)
+        pq.write_table(aggregate, directory / "aggregate.parquet")
+        pq.write_table(histograms, directory / "histograms.parquet")
+
+
+def output_consumers(data: GameData, config: GameConfig, options: RunOptions, directory: Path) -> list[ChunkConsumer]:
+    """The consumers that write the run directory's files ``options`` asks for."""
+    if options.aggregate_only:
+        return [Aggregates(config)]
+    return [SeatRows(config, directory), *([RoundRows(data, directory)] if options.detail else [])]
+
+
+def _consume_all(chunks: Iterable[tuple[int, Chunk]], consumers: Sequence[ChunkConsumer],
+                 progress: Callable[[int], None] | None) -> None:
+    """Hand every chunk to every consumer, on a second thread while the next chunk is played.
+
+    The kernels release the GIL, and so do arrow's conversions and parquet's encoder, so writing chunk k
+    overlaps playing chunk k + 1. At most one chunk waits for its consumers: memory stays at two chunks.
+    """
+    def consume(chunk: Chunk) -> None:
+        for consumer in consumers:
+            consumer.consume(chunk)
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="luna-consumer") as pool:
+        pending: tuple[int, Future] | None = None
+        try:
+            for count, chunk in chunks:
+                if pending is not None:
+                    pending[1].result()  # re-raises a consumer's error here, before more games are played
+                    if progress is not None:
+                        progress(pending[0])
+                pending = (count, pool.submit(consume, chunk))
+            if pending is not None:
+                pending[1].result()
+                if progress is not None:
+                    progress(pending[0])
+        finally:
+            if pending is not None:
+                pending[1].cancel()
+
+
 def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out: str | Path,
-                   progress: Callable[[int], None] | None = None, extra_manifest: dict | None = None) -> Path:
+                   progress: Callable[[int], None] | None = None, extra_manifest: dict | None = None,
+                   consumers: Sequence[ChunkConsumer] = ()) -> Path:
     """Play ``options.games`` games of ``config`` and write the run directory ``out``.
 
     Games are numbered 0 .. games-1; game ``g`` always draws from the streams of (seed, g), so the
     result does not depend on the chunk size, the workers or the backend. ``progress`` is called with
-    the number of games of each finished chunk; ``extra_manifest`` adds top-level keys to the manifest.
+    the number of games of each finished chunk; ``extra_manifest`` adds top-level keys to the manifest;
+    ``consumers`` also receive every chunk, after the run's own files (see :class:`ChunkConsumer`; their
+    ``finish`` gets the temporary run directory, which becomes ``out``).
 
     Raises
     ------
@@ -199,35 +338,13 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
     temporary = start_output(out)
     started = time.perf_counter()
     try:
-        seat_writer = round_writer = None
-        summary = StreamingSummary() if options.aggregate_only else None
+        every_consumer = [*output_consumers(data, config, options, temporary), *consumers]
         bounds = list(chunk_bounds(options.games, options.chunk_size))
         chunks = _chunks(play, data, config, options, bounds)
-        for (_, count), chunk in zip(bounds, chunks, strict=True):
-            if summary is not None:
-                summary.update(chunk.seats)
-                if progress is not None:
-                    progress(count)
-                continue
-            table = seats_table(config, chunk)
-            if seat_writer is None:
-                seat_writer = pq.ParquetWriter(temporary / "seats.parquet", table.schema)
-            seat_writer.write_table(table)
-            if options.detail and chunk.rounds is not None:
-                rounds = rounds_table(data, chunk.rounds)
-                if round_writer is None:
-                    round_writer = pq.ParquetWriter(temporary / "luna_rounds.parquet", rounds.schema)
-                round_writer.write_table(rounds)
-            if progress is not None:
-                progress(count)
-        if summary is not None:
-            aggregate, histograms = summary.tables(config)
-            pq.write_table(aggregate, temporary / "aggregate.parquet")
-            pq.write_table(histograms, temporary / "histograms.parquet")
-        else:
-            seat_writer.close()
-        if round_writer is not None:
-            round_writer.close()
+        _consume_all(((count, chunk) for (_, count), chunk in zip(bounds, chunks, strict=True)), every_consumer,
+                     progress)
+        for consumer in every_consumer:
+            consumer.finish(temporary)
         elapsed = time.perf_counter() - started
         manifest = {
             "config": {

@@ -3,6 +3,11 @@
 ``run_simulation(..., aggregate_only=True)`` feeds every chunk to a :class:`StreamingSummary` and
 writes its two tables (``aggregate.parquet``, ``histograms.parquet``) instead of ``seats.parquet``, so
 memory stays flat however many games run.
+
+Every chunk is reduced with a few vectorised numpy calls per column: an integer column becomes a
+per-seat histogram (one ``np.bincount`` of ``(value - low) * seats + seat``), from which the count,
+sum, sum of squares, minimum and maximum follow exactly at the end; a float column (``won``) keeps
+its per-seat moments chunk by chunk, summed in the same order as before so every bit stays the same.
 """
 
 from __future__ import annotations
@@ -13,6 +18,58 @@ import pyarrow as pa
 from sim.columns import SEAT_NUMERIC, Columns
 from sim.config import GameConfig
 
+# A chunk's integer column whose values spread wider than this many per row is counted with np.unique
+# instead of a dense bincount, so a column of sparse large values cannot allocate a huge histogram.
+_DENSE_SPAN_PER_ROW = 4
+_DENSE_SPAN_MIN = 1 << 16
+
+
+class _IntegerHistogram:
+    """Counts of each value of one integer column, per seat: ``counts[value - low, seat]``."""
+
+    def __init__(self) -> None:
+        self.low = 0
+        self.counts = np.zeros((0, 0), np.int64)
+        self.sparse: dict[tuple[int, int], int] = {}  # (seat, value) -> count, for widely spread values
+
+    def add(self, values: np.ndarray, seats: np.ndarray, n_seats: int) -> None:
+        low, high = int(values.min()), int(values.max())
+        span = high - low + 1
+        if span > max(_DENSE_SPAN_MIN, _DENSE_SPAN_PER_ROW * values.size):
+            distinct, inverse = np.unique(values, return_inverse=True)
+            counts = np.bincount(inverse.ravel() * n_seats + seats, minlength=distinct.size * n_seats)
+            for (row, seat) in zip(*np.nonzero(counts.reshape(distinct.size, n_seats)), strict=True):
+                key = (int(seat), int(distinct[row]))
+                self.sparse[key] = self.sparse.get(key, 0) + int(counts[row * n_seats + seat])
+            return
+        counts = np.bincount((values - low) * n_seats + seats, minlength=span * n_seats).reshape(span, n_seats)
+        self._widen(low, span, n_seats)
+        self.counts[low - self.low:low - self.low + span] += counts
+
+    def _widen(self, low: int, span: int, n_seats: int) -> None:
+        """Grow ``counts`` to cover ``low .. low + span - 1`` and ``n_seats`` seats."""
+        old_rows, old_seats = self.counts.shape
+        if old_rows == 0:
+            self.low, self.counts = low, np.zeros((span, n_seats), np.int64)
+            return
+        new_low = min(self.low, low)
+        new_high = max(self.low + old_rows, low + span)
+        if new_low == self.low and new_high == self.low + old_rows and n_seats <= old_seats:
+            return
+        grown = np.zeros((new_high - new_low, max(n_seats, old_seats)), np.int64)
+        grown[self.low - new_low:self.low - new_low + old_rows, :old_seats] = self.counts
+        self.low, self.counts = new_low, grown
+
+    def per_seat(self) -> dict[int, dict[int, int]]:
+        """Seat -> {value: count} of every value seen, in increasing order of value."""
+        result: dict[int, dict[int, int]] = {}
+        for row, seat in zip(*np.nonzero(self.counts), strict=True):
+            result.setdefault(int(seat), {})[self.low + int(row)] = int(self.counts[row, seat])
+        for (seat, value), count in self.sparse.items():
+            histogram = result.setdefault(seat, {})
+            histogram[value] = histogram.get(value, 0) + count
+        return {seat: dict(sorted(histogram.items())) for seat, histogram in result.items()}
+
 
 class StreamingSummary:
     """Per seat and numeric column: count, sum, sum of squares, min, max, and a histogram of values.
@@ -22,37 +79,63 @@ class StreamingSummary:
     """
 
     def __init__(self) -> None:
-        self.moments: dict[tuple[int, str], list[float]] = {}  # (seat, column) -> [count, sum, sumsq, min, max]
-        self.histograms: dict[tuple[int, str], dict[float, int]] = {}
+        self.integers: dict[str, _IntegerHistogram] = {}
+        # float columns: (seat, column) -> [count, sum, sumsq, min, max] and {value: count}
+        self.float_moments: dict[tuple[int, str], list[float]] = {}
+        self.float_histograms: dict[tuple[int, str], dict[float, int]] = {}
 
     def update(self, columns: Columns) -> None:
         """Add one chunk's per-seat columns (``seat`` plus ``SEAT_NUMERIC``)."""
-        seats = columns["seat"]
+        seats = np.asarray(columns["seat"], dtype=np.int64)
+        if seats.size == 0:
+            return
+        n_seats = int(seats.max()) + 1
+        for name in SEAT_NUMERIC:
+            values = columns[name]
+            if np.issubdtype(values.dtype, np.integer):
+                self.integers.setdefault(name, _IntegerHistogram()).add(values.astype(np.int64, copy=False),
+                                                                        seats, n_seats)
+            else:
+                self._update_float(name, values, seats)
+
+    def _update_float(self, name: str, values: np.ndarray, seats: np.ndarray) -> None:
         for seat in np.unique(seats):
-            mask = seats == seat
-            for name in SEAT_NUMERIC:
-                values = columns[name][mask]
-                key = (int(seat), name)
-                moments = self.moments.setdefault(key, [0, 0.0, 0.0, np.inf, -np.inf])
-                moments[0] += values.size
-                moments[1] += float(values.sum())
-                moments[2] += float((values.astype(np.float64) ** 2).sum())
-                moments[3] = min(moments[3], float(values.min()))
-                moments[4] = max(moments[4], float(values.max()))
-                histogram = self.histograms.setdefault(key, {})
-                for value, count in zip(*np.unique(values, return_counts=True), strict=True):
-                    histogram[float(value)] = histogram.get(float(value), 0) + int(count)
+            # a contiguous copy of the seat's values: numpy's pairwise sums then add in a fixed order
+            selected = values[seats == seat]
+            key = (int(seat), name)
+            moments = self.float_moments.setdefault(key, [0, 0.0, 0.0, np.inf, -np.inf])
+            moments[0] += selected.size
+            moments[1] += float(selected.sum())
+            moments[2] += float((selected.astype(np.float64) ** 2).sum())
+            moments[3] = min(moments[3], float(selected.min()))
+            moments[4] = max(moments[4], float(selected.max()))
+            histogram = self.float_histograms.setdefault(key, {})
+            for value, count in zip(*np.unique(selected, return_counts=True), strict=True):
+                histogram[float(value)] = histogram.get(float(value), 0) + int(count)
+
+    def _statistics(self) -> dict[tuple[int, str], tuple[list[float], dict[float, int]]]:
+        """(seat, column) -> ([count, sum, sumsq, min, max], {value: count}) of every column seen."""
+        result = {key: (moments, self.float_histograms[key]) for key, moments in self.float_moments.items()}
+        for name, histogram in self.integers.items():
+            for seat, counts in histogram.per_seat().items():
+                # exact integer sums (Python ints), as floats only at the end
+                total = sum(value * count for value, count in counts.items())
+                squares = sum(value * value * count for value, count in counts.items())
+                moments = [sum(counts.values()), float(total), float(squares), float(min(counts)), float(max(counts))]
+                result[(seat, name)] = (moments, {float(value): count for value, count in counts.items()})
+        return result
 
     def tables(self, config: GameConfig) -> tuple[pa.Table, pa.Table]:
         """The aggregate table (one row per seat and column) and the histogram table (one row per value)."""
+        statistics = sorted(self._statistics().items())
         rows = []
-        for (seat, name), (count, total, squares, low, high) in sorted(self.moments.items()):
+        for (seat, name), ((count, total, squares, low, high), _) in statistics:
             mean = total / count
             variance = max(squares / count - mean * mean, 0.0) * count / max(count - 1, 1)
             rows.append({"seat": seat, "kind": config.seats[seat].kind, "level": config.seats[seat].level,
                          "profile": config.seats[seat].profile, "column": name, "count": count, "sum": total,
                          "mean": mean, "sd": variance ** 0.5, "min": low, "max": high})
         histogram_rows = [{"seat": seat, "column": name, "value": value, "count": count}
-                          for (seat, name), histogram in sorted(self.histograms.items())
+                          for (seat, name), (_, histogram) in statistics
                           for value, count in sorted(histogram.items())]
         return pa.Table.from_pylist(rows), pa.Table.from_pylist(histogram_rows)

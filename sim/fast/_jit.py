@@ -128,3 +128,19 @@ def jit(function: Callable | None = None, **options) -> Callable:
 def jit_parallel(function: Callable) -> Callable:
     """:func:`jit` with ``parallel=True``: for the prange over blocks of games only."""
     return jit(function, parallel=True)
+
+
+def is_compiled(dispatcher: Callable) -> bool:
+    """Whether calling the jitted ``dispatcher`` loads machine code rather than compiling it.
+
+    True when it was compiled or loaded in this process already, or when its cache index file is in the
+    cache folder (then numba loads it from disk). Unknown numba internals count as compiled, so a
+    message built on this errs on the side of silence.
+    """
+    if getattr(dispatcher, "signatures", None):
+        return True
+    try:
+        index = Path(dispatcher._cache._cache_file._index_path)
+    except AttributeError:
+        return True
+    return index.exists()

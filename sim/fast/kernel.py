@@ -104,6 +104,11 @@ def _play_games_parallel(tables, seed, first_game, detail, out_int, out_won, out
                     out_rounds)
 
 
+def driver_for(count: int) -> numba.core.registry.CPUDispatcher:
+    """The driver :func:`play_chunk_numba` runs a chunk of ``count`` games with: parallel only when it can help."""
+    return _play_games_parallel if count > BLOCK_GAMES and numba.get_num_threads() > 1 else _play_games
+
+
 def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: int, count: int,
                      detail: bool) -> Chunk:
     """Play games ``first_game .. first_game + count - 1`` with the numba engine.
@@ -149,7 +154,7 @@ def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: 
     out_int = np.empty((N_INT_COLUMNS, rows), dtype=np.int64)
     out_won = np.empty(rows, dtype=np.float64)
     out_rounds = np.empty((N_ROUND_COLUMNS, round_rows), dtype=np.int64)
-    kernel = _play_games_parallel if count > BLOCK_GAMES and numba.get_num_threads() > 1 else _play_games
+    kernel = driver_for(count)
     kernel(tables, np.uint64(seed & MASK64), np.int64(first_game), bool(detail), out_int, out_won, out_rounds)
     ints = dict(zip(SEAT_INT_COLUMNS, out_int, strict=True))
     seats = {name: out_won if name == "won" else ints[name] for name in ("game", "seat", *SEAT_NUMERIC)}

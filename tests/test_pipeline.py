@@ -1,0 +1,148 @@
+"""The run driver's pipeline: chunk consumers, the vectorised summary, compact on-disk types, the compile notice."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from sim import engines
+from sim.cli import main
+from sim.columns import SEAT_NUMERIC, Chunk
+from sim.config import GameConfig, parse_seats
+from sim.gamedata import load_game_data
+from sim.run import RunOptions, run_simulation
+from sim.summary import StreamingSummary
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = load_game_data()
+CONFIG = GameConfig(seats=parse_seats("scripted:passive,luna:4"))
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.games: list[int] = []
+        self.finished: list[Path] = []
+
+    def consume(self, chunk: Chunk) -> None:
+        self.games.extend(int(game) for game in np.unique(chunk.seats["game"]))
+
+    def finish(self, directory: Path) -> None:
+        self.finished.append(directory)
+
+
+def test_extra_consumers_see_every_chunk_in_order_then_finish(tmp_path):
+    recorder = Recorder()
+    seen: list[int] = []
+    run_simulation(DATA, CONFIG, RunOptions(games=50, seed=3, chunk_size=7), tmp_path / "run",
+                   progress=seen.append, consumers=[recorder])
+    assert recorder.games == list(range(50))
+    assert len(recorder.finished) == 1 and seen == [7] * 7 + [1]
+
+
+def test_a_failing_consumer_stops_the_run_and_leaves_nothing(tmp_path):
+    class Broken(Recorder):
+        def consume(self, chunk: Chunk) -> None:
+            raise RuntimeError("consumer broke")
+
+    with pytest.raises(RuntimeError, match="consumer broke"):
+        run_simulation(DATA, CONFIG, RunOptions(games=20, seed=3, chunk_size=5), tmp_path / "run",
+                       consumers=[Broken()])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_files_use_compact_integers_and_keep_every_value(tmp_path):
+    out = run_simulation(DATA, CONFIG, RunOptions(games=30, seed=4, detail=True, chunk_size=11), tmp_path / "run")
+    chunk = engines.play_chunk_reference(DATA, CONFIG, 4, 0, 30, True)
+    seats = pq.read_table(out / "seats.parquet")
+    rounds = pq.read_table(out / "luna_rounds.parquet")
+    assert seats.schema.field("game").type == pa.int64() and seats.schema.field("score_total").type == pa.int32()
+    assert rounds.schema.field("game").type == pa.int64() and rounds.schema.field("cash").type == pa.int32()
+    for name in SEAT_NUMERIC:
+        assert np.array_equal(seats[name].to_numpy(), chunk.seats[name]), name
+    assert rounds["card_a"].type == pa.string()
+    assert np.array_equal(rounds["round"].to_numpy(), chunk.rounds["round"])
+
+
+def _naive_summary(chunks: list[dict[str, np.ndarray]]) -> dict:
+    stacked = {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}
+    result = {}
+    for seat in np.unique(stacked["seat"]):
+        for name in SEAT_NUMERIC:
+            values = stacked[name][stacked["seat"] == seat]
+            distinct, counts = np.unique(values, return_counts=True)
+            result[(int(seat), name)] = (values.size, int(values.sum()) if name != "won" else None, values.min(),
+                                         values.max(), dict(zip(distinct.tolist(), counts.tolist(), strict=True)))
+    return result
+
+
+def test_summary_histograms_survive_shifting_and_sparse_ranges():
+    rng = np.random.default_rng(8)
+    chunks = []
+    for shift, spread in ((0, 5), (-40, 3), (100, 10), (0, 10**9)):  # the last is counted sparsely
+        rows = 60
+        chunk = {"seat": np.tile(np.arange(3), rows // 3)}
+        for name in SEAT_NUMERIC:
+            chunk[name] = (rng.choice([0.0, 0.5, 1.0], rows) if name == "won"
+                           else rng.integers(shift - spread, shift + spread, rows))
+        chunks.append(chunk)
+    summary = StreamingSummary()
+    for chunk in chunks:
+        summary.update(chunk)
+    config = GameConfig(seats=parse_seats("luna:1,luna:2,luna:3"))
+    aggregate, histograms = (table.to_pandas() for table in summary.tables(config))
+    for (seat, name), (count, total, low, high, counts) in _naive_summary(chunks).items():
+        row = aggregate[(aggregate.seat == seat) & (aggregate.column == name)].iloc[0]
+        assert (row["count"], row["min"], row["max"]) == (count, low, high)
+        if total is not None:
+            assert row["sum"] == total
+        got = histograms[(histograms.seat == seat) & (histograms.column == name)]
+        assert dict(zip(got.value, got["count"], strict=True)) == {float(k): v for k, v in counts.items()}
+
+
+def test_compile_notice_is_said_once_and_never_when_quiet(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("numba")
+    import sim.fast._jit as jit_module
+
+    monkeypatch.setattr(jit_module, "is_compiled", lambda dispatcher: False)  # pretend the cache is empty
+    monkeypatch.setitem(engines._compile_notice, "said", False)
+    monkeypatch.setitem(engines._compile_notice, "enabled", True)
+    config = GameConfig(seats=parse_seats("luna:2"))
+    for first in (0, 5):
+        engines.play_chunk_numba_announced(DATA, config, 1, first, 5, False)
+    err = capsys.readouterr().err
+    assert err.count("compiling the numba engine for this machine") == 1 and "compiled in" in err
+
+    monkeypatch.setitem(engines._compile_notice, "said", False)
+    assert main(["simulate", "--seats", "luna:2", "--games", "5", "--quiet", "--out", str(tmp_path / "run")]) == 0
+    assert "compiling" not in capsys.readouterr().err
+
+
+_MODULE = """
+from sim.fast._jit import jit, is_compiled
+
+
+@jit
+def add_one(x):
+    return x + 1
+"""
+
+
+def test_is_compiled_tells_a_cold_cache_from_a_warm_one(tmp_path):
+    pytest.importorskip("numba")
+    (tmp_path / "cold_probe.py").write_text(textwrap.dedent(_MODULE))
+    script = ("import json\nfrom cold_probe import add_one, is_compiled\nbefore = is_compiled(add_one)\n"
+              "add_one(1)\nprint(json.dumps([before, is_compiled(add_one)]))\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+            for _ in range(2)]
+    assert [json.loads(run.stdout) for run in runs] == [[False, True], [True, True]]
