@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -243,7 +244,7 @@ def test_parts_the_fast_engine_refuses_use_the_reference_engine(monkeypatch):
     def picky(data, config):
         return "plays only Lunas" if any(seat.kind == "scripted" for seat in config.seats) else ""
 
-    numba = sim.engines.Engine(load=lambda: sim.engines.play_chunk_reference, problems=picky)
+    numba = dataclasses.replace(sim.engines._REGISTRY["reference"], problems=picky)
     monkeypatch.setitem(sim.engines._REGISTRY, "numba", numba)
     from sim.config import GameConfig, parse_seats
     from sim.gamedata import load_game_data
