@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC, Chunk, Columns
 from sim.config import GameConfig
 from sim.constants import BACKENDS, DEFAULT_CHUNK_GAMES
+from sim.crashpoints import crash_point
 from sim.engines import PlayChunk, check_engine, engine_function
 from sim.gamedata import GameData
 from sim.summary import StreamingSummary
@@ -154,11 +155,15 @@ def _replace_directory(temporary: Path, out: Path) -> None:
         if any(out.iterdir()) and not (out / "manifest.json").exists():  # appeared while the games were played
             raise OutputPathError(f"{out}: exists and is not a run directory; refusing to replace it")
         old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        crash_point("part-moving")
         os.replace(out, old)
         os.replace(temporary, out)
+        crash_point("part-moved")
         shutil.rmtree(old)
     else:
+        crash_point("part-moving")
         os.replace(temporary, out)
+        crash_point("part-moved")
 
 
 def _chunks(play: PlayChunk, data: GameData, config: GameConfig, options: RunOptions,
@@ -218,6 +223,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
                 if round_writer is None:
                     round_writer = pq.ParquetWriter(temporary / "luna_rounds.parquet", rounds.schema)
                 round_writer.write_table(rounds)
+            crash_point("chunk-written")
             if progress is not None:
                 progress(count)
         if summary is not None:
