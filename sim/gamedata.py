@@ -487,6 +487,10 @@ def merge_overlay(base: Any, overlay: Any, where: str = "") -> Any:
             and all(isinstance(item, dict) and "id" in item for item in base + overlay)):
         merged = copy.deepcopy(base)
         index = {item["id"]: position for position, item in enumerate(base)}
+        given = [item["id"] for item in overlay]
+        twice = next((item_id for position, item_id in enumerate(given) if item_id in given[:position]), None)
+        if twice is not None:  # the second entry would silently undo part of the first
+            raise DataError([f"{where.rstrip('.')}: id {twice!r} is given twice"])
         for item in overlay:
             if item["id"] not in index:
                 raise DataError([f"{where.rstrip('.')}: no entry with id {item['id']!r} to replace"])
