@@ -39,6 +39,11 @@ def seconds(interval: str) -> int:
     return total + (int(days[1]) * 86_400 if days else 0)
 
 
+def _interruptible() -> None:
+    """In the child: take Ctrl-C even when pytest runs as a background job (which ignores SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 def test_a_billion_aggregate_only_games_start_with_a_sane_eta_and_flat_memory(tmp_path):
     master, terminal = os.openpty()  # tqdm draws its bar only on a terminal
@@ -46,7 +51,8 @@ def test_a_billion_aggregate_only_games_start_with_a_sane_eta_and_flat_memory(tm
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_NUM_THREADS": "1"}
     run = subprocess.Popen([sys.executable, "-m", "sim.cli", "simulate", "--seats", "luna:5", "--games", str(BILLION),
                             "--aggregate-only", "--out", str(tmp_path / "big")],
-                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=terminal, env=env)
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=terminal, env=env,
+                           preexec_fn=_interruptible)
     os.close(terminal)
     screen: list[str] = []
 
