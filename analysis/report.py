@@ -8,8 +8,7 @@ Markdown, HTML) is :mod:`analysis.render`'s job; its public names are importable
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -290,22 +289,3 @@ def render_study(
     )
     return write_report(study_dir, report_tables(data), build_figures(data), title=title, sections=DEFAULT_SECTIONS,
                         introduction=introduction, captions=FIGURE_CAPTIONS)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``python -m analysis.report RUN_DIR... --out STUDY_DIR [--title TEXT]``."""
-    parser = argparse.ArgumentParser(prog="python -m analysis.report", description="Render a Luna balance report.")
-    parser.add_argument("runs", nargs="+", help="run directories written by the simulator")
-    parser.add_argument("--out", required=True, help="study directory to write the report into")
-    parser.add_argument("--title", default="Luna balance report")
-    args = parser.parse_args(argv)
-    try:
-        files = render_study(args.runs, args.out, title=args.title)
-    except ValueError as error:
-        parser.exit(2, f"error: {error}\n")
-    print(files.html)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -7,9 +7,22 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 # The study's plan module imports no pandas or matplotlib, so building the parser stays cheap.
-from analysis.study.plan import DEFAULT_GAMES, DEFAULT_NAME, DEFAULT_RESULTS, DEFAULT_SEED
+from analysis.study.plan import (
+    DEFAULT_GAMES,
+    DEFAULT_NAME,
+    DEFAULT_PARITY_GAMES,
+    DEFAULT_RESULTS,
+    DEFAULT_SEED,
+    DEFAULT_STRENGTHS,
+    PARITY_COMMAND_GAMES,
+    PARITY_TOLERANCE,
+    parse_profiles,
+    parse_strengths,
+    strength_label,
+)
 from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, parse_levels, parse_seats
 from sim.constants import (
     ALLOWED_ROUNDS,
@@ -27,6 +40,7 @@ from sim.progress import progress_bar
 
 EXIT_USAGE = 2
 _ALL_LEVELS = f"{MIN_LEVEL}-{MAX_LEVEL}"
+_DEFAULT_STRENGTHS = ",".join(map(strength_label, DEFAULT_STRENGTHS))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,8 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     parity = commands.add_parser("parity", help="strength at which a scripted profile wins half its games, per level")
     parity.add_argument("--profile", required=True, help="scripted profile, e.g. balanced")
     parity.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8")
-    parity.add_argument("--games", type=int, default=20_000, help="games per strength tried (default %(default)s)")
-    parity.add_argument("--tolerance", type=float, default=0.01, help="bisection stops at this strength width")
+    parity.add_argument("--games", type=int, default=PARITY_COMMAND_GAMES,
+                        help="games per strength tried (default %(default)s)")
+    parity.add_argument("--tolerance", type=float, default=PARITY_TOLERANCE,
+                        help="bisection stops at this strength width (default %(default)s)")
     parity.add_argument("--csv", default=None, help="also write the table to this CSV file")
     _add_game_options(parity)
 
@@ -83,12 +99,40 @@ def build_parser() -> argparse.ArgumentParser:
     levels.add_argument("--out", default=None, help="keep the run directories under this folder")
     _add_game_options(levels)
 
+    campaign = commands.add_parser("campaign", help="play campaigns: chapters, SP, Luna's level changes")
+    _add_campaign_arguments(campaign)
+
     # The study's runner and report (pandas, matplotlib) are imported only when these commands run.
     study = commands.add_parser("study", help="play a whole balance study and write its report (resumable)")
     _add_study_arguments(study)
     report = commands.add_parser("report", help="rebuild a study's tables, figures and report from its stored runs")
     report.add_argument("study_dir", metavar="DIR", help="study directory written by luna-balance study")
+    runs_report = commands.add_parser("runs-report", help="a report over run directories written by simulate")
+    runs_report.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories written by simulate")
+    runs_report.add_argument("--out", required=True, help="directory to write the report into")
+    runs_report.add_argument("--title", default="Luna balance report", help="the report's title")
     return parser
+
+
+def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seats", required=True, help="scripted seats, then luna (its level is the campaign's), "
+                        "e.g. scripted:balanced@1,luna")
+    parser.add_argument("--start-level", type=int, default=None,
+                        help="Luna's first level (default: the rulebook's, 5 against one person, 3 against more)")
+    parser.add_argument("--chapters", type=int, default=None, help="chapters per campaign (default: campaign.toml)")
+    parser.add_argument("--policy", default="adjust", help="adjust, keep, toward:<p> or levels:5,4,4,3")
+    parser.add_argument("--campaigns", type=int, default=1_000, help="campaigns to play (default %(default)s)")
+    parser.add_argument("--calibration-games", type=int, default=None,
+                        help="toward:<p>: games per level measuring Luna's win rate (default 2000)")
+    parser.add_argument("--out", required=True, help="output directory to write")
+    parser.add_argument("--seed", type=int, default=1, help="run seed (default %(default)s)")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, choices=ALLOWED_ROUNDS,
+                        help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
+    parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
+                        help="Luna's starting research token: drawn at random, or none")
+    parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the data, [campaign] too")
+    parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,20 +144,66 @@ def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
                         help="overlay TOML replayed for every part with the same seeds (repeatable)")
     parser.add_argument("--engine", default=None, choices=ENGINES,
                         help="default: numba when it is available, else reference")
-    parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
+    parser.add_argument("--profiles", default=None,
+                        help="scripted profiles that play every level, e.g. balanced,tank (default: all but passive)")
+    parser.add_argument("--strengths", default=_DEFAULT_STRENGTHS,
+                        help="strengths each profile plays at, e.g. 0.8,1,1.2 (default %(default)s)")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, choices=ALLOWED_ROUNDS,
+                        help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
+    parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
+                        help="Luna's starting research token: drawn at random, or none")
+    parser.add_argument("--parity", action="store_true",
+                        help="also find each profile's strength at parity per level (a report section)")
+    parser.add_argument("--parity-games", type=int, default=None,
+                        help=f"games per strength tried, with --parity (default {DEFAULT_PARITY_GAMES})")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes (joblib), or Dask workers (default: the whole cluster); results do not "
+                             "depend on it")
+    parser.add_argument("--backend", default="local", choices=BACKENDS,
+                        help="where the games run: local processes (joblib) or a Dask cluster")
+    parser.add_argument("--scheduler", default=None, help="Dask scheduler address, with --backend dask")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or messages")
     parser.add_argument("--results-dir", default=DEFAULT_RESULTS,
                         help="parent directory of the study (default %(default)s)")
 
 
-def study_command_line(args: argparse.Namespace) -> str:
-    """The ``luna-balance study`` command that repeats this study, recorded in ``study.json``."""
+def study_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The study options of the command line, parsed and checked (one-line errors naming the option)."""
+    from analysis.study.plan import StudyError
+
+    if args.parity_games is not None and not args.parity:
+        raise StudyError("--parity-games: only with --parity")
+    return {"profiles": None if args.profiles is None else parse_profiles(args.profiles),
+            "strengths": parse_strengths(args.strengths), "rounds": args.rounds, "start_bonus": args.start_bonus,
+            "parity": args.parity,
+            "parity_games": DEFAULT_PARITY_GAMES if args.parity_games is None else args.parity_games,
+            "backend": args.backend, "scheduler": args.scheduler}
+
+
+def study_command_line(args: argparse.Namespace, options: dict[str, Any] | None = None) -> str:
+    """The ``luna-balance study`` command that repeats this study, recorded in ``study.json``.
+
+    Options left at their defaults are left out, so a default study's command reads as it always did.
+    """
+    options = study_options(args) if options is None else options
     words = ["luna-balance", "study", "--name", args.name, "--games", str(args.games), "--levels", args.levels,
              "--seed", str(args.seed)]
     for path in args.variant:
         words += ["--variant", path]
     if args.engine:
         words += ["--engine", args.engine]
+    if options["profiles"] is not None:
+        words += ["--profiles", ",".join(options["profiles"])]
+    if options["strengths"] != DEFAULT_STRENGTHS:
+        words += ["--strengths", ",".join(map(strength_label, options["strengths"]))]
+    if options["rounds"] != ROUNDS:
+        words += ["--rounds", str(options["rounds"])]
+    if options["start_bonus"] != DEFAULT_START_BONUS:
+        words += ["--start-bonus", options["start_bonus"]]
+    if options["parity"]:
+        words += ["--parity", "--parity-games", str(options["parity_games"])]
+    if options["backend"] != "local":
+        words += ["--backend", options["backend"], "--scheduler", str(options["scheduler"])]
     words += ["--results-dir", args.results_dir]
     return " ".join(words)
 
@@ -122,10 +212,11 @@ def command_study(args: argparse.Namespace) -> int:
     from analysis.study.runner import StudyInterrupted, run_study
 
     levels = parse_levels(args.levels)
+    options = study_options(args)
     try:
         files = run_study(name=args.name, games=args.games, levels=levels, seed=args.seed, variants=args.variant,
                           engine=args.engine, workers=args.workers, quiet=args.quiet, results_dir=args.results_dir,
-                          command=study_command_line(args))
+                          command=study_command_line(args, options), **options)
     except StudyInterrupted as interrupted:
         sys.stderr.write(f"luna-balance: {interrupted}\n")
         return 130
@@ -152,6 +243,28 @@ def command_simulate(args: argparse.Namespace) -> int:
                          aggregate_only=args.aggregate_only, backend=args.backend, scheduler=args.scheduler)
     with progress_bar(args.games, args.quiet, "simulate") as bar:
         out = run_simulation(data, config, options, args.out, progress=bar.update)
+    print(f"wrote {out}")
+    return 0
+
+
+def command_campaign(args: argparse.Namespace) -> int:
+    from analysis.campaign import run_campaign_dir
+    from sim import campaign
+
+    data = load_game_data(args.overlay)
+    rules = campaign.load_campaign_data(args.overlay)
+    seats, luna = campaign.parse_campaign_seats(args.seats, data.players.profiles)
+    chapters = campaign.check_chapters(rules.chapters if args.chapters is None else args.chapters)
+    policy = campaign.parse_policy(args.policy, chapters)
+    calibration = campaign.DEFAULT_CALIBRATION_GAMES if args.calibration_games is None else args.calibration_games
+    options = campaign.CampaignOptions(
+        seats=seats, luna_seat=luna, chapters=chapters, start_level=campaign.start_level(rules, seats, policy,
+                                                                                           args.start_level),
+        policy=policy, campaigns=args.campaigns, seed=args.seed, engine=args.engine, rounds=args.rounds,
+        start_bonus=args.start_bonus, calibration_games=calibration)
+    with progress_bar(args.campaigns * chapters, args.quiet, "campaign") as bar:
+        out, sentence = run_campaign_dir(data, rules, options, args.out, overlay=args.overlay, progress=bar.update)
+    print(sentence)
     print(f"wrote {out}")
     return 0
 
@@ -240,13 +353,22 @@ def _os_problem(error: OSError) -> str:
     return f"{path}: {problem}" if path else problem
 
 
+def command_runs_report(args: argparse.Namespace) -> int:
+    from analysis.report import render_study
+
+    files = render_study(args.runs, args.out, title=args.title)
+    print(files.html)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     if hasattr(signal, "SIGXFSZ"):  # over a file-size limit a write should fail (EFBIG), not kill the process
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     parser = build_parser()
     args = parser.parse_args(argv)
     handlers = {"simulate": command_simulate, "levels": command_levels, "study": command_study,
-                "report": command_report, "parity": command_parity}
+                "report": command_report, "parity": command_parity, "runs-report": command_runs_report,
+                "campaign": command_campaign}
     try:
         clamp_workers(args)
         return handlers[args.command](args)

@@ -1,7 +1,9 @@
 """What the two engines share: the chunk they return, their registry, and what each can play.
 
 An engine is a *play-chunk function* ``play(data, config, seed, first_game, count, detail) -> Chunk``
-that plays games ``first_game .. first_game + count - 1`` of ``config`` with the streams of (seed, g).
+that plays games ``first_game .. first_game + count - 1`` of ``config`` with the streams of (seed, g),
+and a *play-listed function* ``play(data, config, seed, games, detail) -> Chunk`` that plays the game
+numbers ``games`` in the order listed (the campaign's scattered game numbers, ``sim/campaign.py``).
 Both engines return the same columns, dtypes, row order and numbers, so the run driver, the study and
 the parity search never care which one played.
 
@@ -11,7 +13,7 @@ its kernels, which the reference engine, the command line's parser and ``can_pla
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +24,7 @@ from sim.config import GameConfig
 from sim.gamedata import GameData
 
 PlayChunk = Callable[[GameData, GameConfig, int, int, int, bool], Chunk]
+PlayListed = Callable[[GameData, GameConfig, int, np.ndarray, bool], Chunk]
 
 
 # ---------------------------------------------------------------- the reference engine's adapter
@@ -38,10 +41,17 @@ def _round_row(game: int, seat: int, record: reference.RoundRecord) -> dict[str,
 def play_chunk_reference(data: GameData, config: GameConfig, seed: int, first_game: int, count: int,
                          detail: bool) -> Chunk:
     """Play a chunk of games with the reference engine."""
+    # A range, not np.arange: game numbers near 2**63 would become float64 there.
+    return play_listed_reference(data, config, seed, range(first_game, first_game + count), detail)
+
+
+def play_listed_reference(data: GameData, config: GameConfig, seed: int, games: Iterable[int] | np.ndarray,
+                          detail: bool) -> Chunk:
+    """Play the games numbered ``games`` (integers), in the order listed, with the reference engine."""
     rules = reference.Rules(data, config)
     seat_rows: dict[str, list] = {name: [] for name in ("game", "seat", *SEAT_NUMERIC)}
     round_rows: dict[str, list] = {name: [] for name in ROUND_NUMERIC}
-    for game in range(first_game, first_game + count):
+    for game in map(int, games):
         result = reference.play_game(rules, seed, game, detail=detail)
         for seat, row in enumerate(result.seats):
             seat_rows["game"].append(game)
@@ -71,6 +81,16 @@ def _load_numba() -> PlayChunk:
     return play_chunk_numba
 
 
+def _load_reference_listed() -> PlayListed:
+    return play_listed_reference
+
+
+def _load_numba_listed() -> PlayListed:
+    from sim.fast.listed import play_listed_numba
+
+    return play_listed_numba
+
+
 def _numba_problems(data: GameData, config: GameConfig) -> str:
     # The table compiler checks everything the kernels' fixed capacities cannot hold; it is plain
     # Python and numpy, so this neither imports numba nor plays a game.
@@ -92,12 +112,13 @@ class Engine:
     """One engine: how to load its play-chunk function, and why it cannot play a configuration."""
 
     load: Callable[[], PlayChunk]
+    load_listed: Callable[[], PlayListed]
     problems: Callable[[GameData, GameConfig], str]  # "" when it can play
 
 
 _REGISTRY: dict[str, Engine] = {
-    "reference": Engine(load=_load_reference, problems=_no_problems),
-    "numba": Engine(load=_load_numba, problems=_numba_problems),
+    "reference": Engine(load=_load_reference, load_listed=_load_reference_listed, problems=_no_problems),
+    "numba": Engine(load=_load_numba, load_listed=_load_numba_listed, problems=_numba_problems),
 }
 ENGINES: tuple[str, ...] = tuple(_REGISTRY)  # the names --engine accepts
 
@@ -125,6 +146,11 @@ def engine_function(engine: str) -> PlayChunk:
         The engine's module cannot be loaded (for the numba engine: numba is missing or broken).
     """
     return _engine(engine).load()
+
+
+def listed_function(engine: str) -> PlayListed:
+    """The play-listed function of ``engine`` (raises as :func:`engine_function` does)."""
+    return _engine(engine).load_listed()
 
 
 def engine_problems(engine: str, data: GameData, config: GameConfig) -> str:

@@ -526,10 +526,11 @@ def load_game_data(overlay: str | Path | None = None, data_dir: Path = DATA_DIR)
     if overlay is not None:
         overlay_path = Path(overlay)
         raw = _read_toml(overlay_path)
-        unknown = sorted(set(raw) - {"name", "description", "luna", "moon", "players"})
+        # [campaign] is read by sim.campaign.load_campaign_data, not here.
+        unknown = sorted(set(raw) - {"name", "description", "luna", "moon", "players", "campaign"})
         if unknown:
             raise DataError([f"{overlay_path}: {key}: unknown table (an overlay has name, description, luna, moon, "
-                             "players)" for key in unknown])
+                             "players, campaign)" for key in unknown])
         try:
             luna_raw = merge_overlay(luna_raw, raw.get("luna", {}), "luna.")
             moon_raw = merge_overlay(moon_raw, raw.get("moon", {}), "moon.")

@@ -117,7 +117,7 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def _start_output(out: Path) -> Path:
+def start_output(out: Path) -> Path:
     """Check that a run directory can be written at ``out`` and create the temporary one beside it.
 
     Runs before any game is played, so a bad ``out`` costs nothing and leaves nothing behind.
@@ -149,7 +149,7 @@ def _why(error: OSError, out: Path) -> str:
     return f"{path}: {error.strerror or error}"
 
 
-def _replace_directory(temporary: Path, out: Path) -> None:
+def replace_directory(temporary: Path, out: Path) -> None:
     """Move a finished run into place; an existing run directory at ``out`` is replaced whole."""
     if out.exists():
         if any(out.iterdir()) and not (out / "manifest.json").exists():  # appeared while the games were played
@@ -201,7 +201,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
     """
     out = Path(out)
     play = engine_function(options.engine)
-    temporary = _start_output(out)
+    temporary = start_output(out)
     started = time.perf_counter()
     try:
         seat_writer = round_writer = None
@@ -256,7 +256,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
             **(extra_manifest or {}),
         }
         (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-        _replace_directory(temporary, out)
+        replace_directory(temporary, out)
     finally:
         if temporary.exists():
             shutil.rmtree(temporary, ignore_errors=True)

@@ -53,7 +53,19 @@ import math
 import numpy as np
 
 from sim.config import GameConfig
-from sim.constants import ACTION_KINDS, RESOURCE_TYPES, SLOT_LETTERS
+from sim.constants import (
+    ACTION_KINDS,
+    ALLOWED_ROUNDS,
+    BONUS_SPACES,
+    LEVELS,
+    MAX_SEATS,
+    N_COMPANIES,
+    N_RESOURCE_TYPES,
+    N_SLOTS,
+    RESOURCE_TYPES,
+    SLOT_LETTERS,
+    STANDARD_BONUS_CELLS,
+)
 from sim.gamedata import (
     AdvanceCompany,
     AdvanceResearch,
@@ -95,10 +107,10 @@ _SELECTIONS = {
     "two_biggest_leads": (1, 0, 2),
 }
 
+MAX_ROUNDS = max(ALLOWED_ROUNDS)
+
 # Capacities of the fixed-shape records below. One record layout serves every configuration and
 # overlay, so the kernels compile once; compile_tables rejects data beyond these with a clear message.
-MAX_SEATS = 4  # GameConfig allows 1-4 seats
-MAX_ROUNDS = 7  # GameConfig allows 6 or 7
 MAX_CARDS = 64  # Luna cards
 MAX_OPS = 512  # card actions, all cards together
 MAX_POSITION = 63  # last space of Luna's tank and research tracks
@@ -132,14 +144,14 @@ TABLE_FIELDS = [
     ("seat_weights", np.int64, (MAX_SEATS, N_KINDS), "profile weight of each action kind, ACTION_KINDS order"),
     ("seat_weight_total", np.int64, (MAX_SEATS,), "sum of the weights: the n of each planning draw below(n)"),
     ("seat_steps", np.int64, (MAX_SEATS, MAX_ROUNDS), "steps_by_round of the profile (before strength)"),
-    ("seat_base_totals", np.int64, (MAX_SEATS, MAX_ROUNDS, 5),
+    ("seat_base_totals", np.int64, (MAX_SEATS, MAX_ROUNDS, N_RESOURCE_TYPES),
      "floor(resources_by_round * strength) per round and majority type, as plan_player computes it"),
     # the scripted-player model
     ("player_markers", np.int64, (), "bonus markers of each scripted seat (bonus_markers_by_humans)"),
     ("majority_bonus_reward", np.int64, (), "CrypCoin for a titanium..minerals majority bonus space"),
     ("scientist_bonus_reward", np.int64, (), "CrypCoin for the scientist majority bonus space"),
-    ("standard_bonus_reward", np.int64, (12,), "CrypCoin of standard bonus space row * 4 + column (rows 1-2)"),
-    ("bonus_preference", np.int64, (8,), "the standard bonus spaces (row * 4 + column), best first"),
+    ("standard_bonus_reward", np.int64, (BONUS_SPACES,), "CrypCoin of standard space row * 4 + column"),
+    ("bonus_preference", np.int64, (len(STANDARD_BONUS_CELLS),), "standard spaces, best first"),
     ("sector_reward", np.int64, (), "CrypCoin per outpost a scripted seat places"),
     ("expand_outposts_per_step", np.float64, (), "an expand places max(1, floor(steps * this)) outposts"),
     ("plan_lost_research_penalty", np.int64, (), "research steps lost with a plan Luna discarded"),
@@ -150,16 +162,16 @@ TABLE_FIELDS = [
     ("research_max", np.int64, (), "last research space"),
     ("research_switch_at", np.int64, (), "research space switching slot E ON"),
     ("past_end", np.int64, (), "CrypCoin per step past the end of any track"),
-    ("initial_slot_on", np.int64, (5,), "slot A-E is ON at setup"),
+    ("initial_slot_on", np.int64, (N_SLOTS,), "slot A-E is ON at setup"),
     ("helium_score", np.int64, (MAX_POSITION + 1,), "final-scoring CrypCoin of each tank position"),
     ("research_score", np.int64, (MAX_POSITION + 1,), "final-scoring CrypCoin of each research position"),
     # levels 0-8
-    ("level_grade2", np.int64, (9,), "the level uses the grade-2 stack"),
-    ("level_switches", np.int64, (9,), "the level has the A/E switches"),
-    ("level_start_helium", np.int64, (9,), "starting tank position"),
-    ("level_start_research", np.int64, (9,), "starting research position"),
-    ("level_helium_token", np.int8, (9, MAX_POSITION + 1), "a Luna token lies on that tank space"),
-    ("level_research_token", np.int8, (9, MAX_POSITION + 1), "a Luna token lies on that research space"),
+    ("level_grade2", np.int64, (len(LEVELS),), "the level uses the grade-2 stack"),
+    ("level_switches", np.int64, (len(LEVELS),), "the level has the A/E switches"),
+    ("level_start_helium", np.int64, (len(LEVELS),), "starting tank position"),
+    ("level_start_research", np.int64, (len(LEVELS),), "starting research position"),
+    ("level_helium_token", np.int8, (len(LEVELS), MAX_POSITION + 1), "a Luna token lies on that tank space"),
+    ("level_research_token", np.int8, (len(LEVELS), MAX_POSITION + 1), "a Luna token lies on that research space"),
     # Luna's cards
     ("n_grade1", np.int64, (), "grade-1 cards"),
     ("n_grade2", np.int64, (), "grade-2 cards"),
@@ -181,15 +193,15 @@ TABLE_FIELDS = [
     ("column_size", np.int64, (), "home spaces per column"),
     ("coin_prefix", np.int64, (MAX_COLUMN_SIZE + 1,), "coin icons of a column's top k home spaces"),
     ("n_sectors", np.int64, (), "sectors on the board"),
-    ("touches_mask", np.uint64, (4,), "sector mask of the sectors each station touches"),
+    ("touches_mask", np.uint64, (N_COMPANIES,), "sector mask of the sectors each station touches"),
     ("adjacent_mask", np.uint64, (MAX_SECTORS + 1,), "sector mask of each sector's neighbours (index 0 unused)"),
-    ("setup_count", np.int64, (4,), "setup outposts of each company"),
-    ("setup_sectors", np.int64, (4, MAX_SETUP), "their sectors, in placing order"),
+    ("setup_count", np.int64, (N_COMPANIES,), "setup outposts of each company"),
+    ("setup_sectors", np.int64, (N_COMPANIES, MAX_SETUP), "their sectors, in placing order"),
     # display, research, starting tokens
     ("n_action_cards", np.int64, (), "action cards"),
     ("action_share", np.int64, (MAX_ACTION_CARDS,), "company of the card's extra share, or -1"),
     ("action_price", np.int64, (MAX_ACTION_CARDS,), "CrypCoin a scripted seat pays for the card"),
-    ("action_resources", np.int64, (MAX_ACTION_CARDS, 5), "titanium, carbon, energy, minerals, scientists"),
+    ("action_resources", np.int64, (MAX_ACTION_CARDS, N_RESOURCE_TYPES), "RESOURCE_TYPES order"),
     ("action_resource_sum", np.int64, (MAX_ACTION_CARDS,), "sum of the card's resources (a buyer's sort key)"),
     ("row_deck", np.int64, (), "plans in each research row's deck"),
     ("n_special", np.int64, (), "special research plans"),
@@ -383,7 +395,7 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     t["research_score"][: board.research_max + 1] = _score_by_position(luna.final_scoring.research_track,
                                                                        board.research_max)
 
-    for index in range(9):
+    for index in LEVELS:
         level = luna.levels[str(index)]
         t["level_grade2"][index] = level.grade2
         t["level_switches"][index] = level.slot_switches
@@ -445,7 +457,7 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     t["action_share"][: len(action_cards)] = [companies.index(c.share) if c.share else -1 for c in action_cards]
     resources = [[getattr(card, name) for name in RESOURCE_TYPES] for card in action_cards]
     t["action_price"][: len(action_cards)] = [card.price for card in action_cards]
-    t["action_resources"][: len(action_cards)] = np.array(resources, dtype=np.int64).reshape(-1, 5)
+    t["action_resources"][: len(action_cards)] = np.array(resources, dtype=np.int64).reshape(-1, N_RESOURCE_TYPES)
     t["action_resource_sum"][: len(action_cards)] = [sum(values) for values in resources]
     t["row_deck"] = moon.research.row_deck
     t["n_special"] = moon.research.special_plans

@@ -94,7 +94,7 @@ def test_an_impossible_out_is_refused_before_any_game(tmp_path, monkeypatch):
 def test_dask_cluster_gives_the_local_numbers(tmp_path):
     distributed = pytest.importorskip("distributed")
     local = run_simulation(DATA, CONFIG, RunOptions(games=120, seed=9), tmp_path / "local")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=":0",
                                   processes=True) as cluster:
         options = RunOptions(games=120, seed=9, chunk_size=25, backend="dask", scheduler=cluster.scheduler_address)
         remote = run_simulation(DATA, CONFIG, options, tmp_path / "dask")

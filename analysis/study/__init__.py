@@ -6,9 +6,10 @@ A study is a fixed set of *parts*, each one simulator run directory:
     Luna alone at level L (per-round records on, for the deck-cycle tables);
 ``duel-L<L>-L<L+1>``
     two Lunas of adjacent levels in the same games;
-``vs-<profile>-L<L>``
+``vs-<profile>-L<L>``, ``vs-<profile>@<strength>-L<L>``
     a scripted profile against Luna at level L, for every built-in profile except ``passive``
-    (:func:`analysis.study.plan.scripted_profiles`);
+    (:func:`analysis.study.plan.scripted_profiles`) or those of ``--profiles``, at each strength of
+    ``--strengths`` (strength 1 keeps the plain name);
 ``<variant>/<part>``
     each of the above again with a designer's overlay TOML, with the *same* seed and game numbers,
     so base and variant games are paired (common random numbers) and their differences are tight.
@@ -18,6 +19,7 @@ Layout of a study directory (see ``results/README.md``)::
     study.json                    what the study is: parameters, variants, parts, the command
     variants/<variant>.toml       copy of each overlay, so the study describes itself
     runs/<part>/                  one run directory per part (seats.parquet, luna_rounds.parquet, manifest.json)
+    parity/<variant/>vs-<profile>-L<L>.json   with --parity: one strength-at-parity search each
     tables/, figures/, report.md, report.html   written by analysis.render.write_report
 
 Modules
@@ -28,6 +30,8 @@ runner
     Plays the missing parts (resume), picks the engine of each part, cleans up after dead processes.
 content
     Loads a finished study and builds its report: tables, figures, sections.
+parity_step
+    The ``--parity`` searches (resumable, local or on Dask) and their table.
 
 The command handlers (``luna-balance study`` and ``report``) live in :mod:`sim.cli`. The names below
 are importable from ``analysis.study`` directly; those of ``runner`` and ``content`` are loaded on first

@@ -207,14 +207,43 @@ def introduction(plan: StudyPlan, data: RunData) -> str:
     if plan.variants:
         text += " Variants: " + "; ".join(f"{variant.name} ({variant.title})" if variant.title != variant.name
                                           else variant.name for variant in plan.variants) + "."
+    if plan.options_text():
+        text += f" Options: {plan.options_text()}."
     if plan.command:
         text += f" Command: {plan.command}"
     return text
+
+
+PARITY_TEXT = (
+    "The strength at which each profile wins half its games against Luna (ties count half), per level, with a"
+    " 95 % interval (`luna-balance parity`'s search: the same games at every strength tried, bisection to"
+    " {tolerance}). Above 1 the profile needs to play stronger than its data to hold even; below 1, weaker is"
+    " enough. {games} games per strength tried; `evaluations` is the number of strengths tried.{passive}"
+)
+
+
+def with_parity(study_dir: str | Path, plan: StudyPlan, tables: dict[str, pd.DataFrame],
+                sections: tuple[Section, ...]) -> tuple[Section, ...]:
+    """Add the strength-at-parity table and its section (after the win rates) when the study has ``--parity``."""
+    from analysis.study.parity_step import parity_frame
+    from analysis.study.plan import PARITY_TOLERANCE
+
+    if not plan.parity:
+        return sections
+    tables["strength_at_parity"] = parity_frame(study_dir, plan)
+    left_out = [profile for profile in plan.profiles if profile not in plan.parity_profiles]
+    passive = f" Left out (passive: they never win): {', '.join(left_out)}." if left_out else ""
+    section = Section("strength-at-parity", "Strength at parity",
+                      PARITY_TEXT.format(tolerance=PARITY_TOLERANCE, games=plan.parity_games, passive=passive),
+                      ("strength_at_parity",))
+    at = next((index + 1 for index, item in enumerate(sections) if item.id == report.WIN_RATES_SECTION), len(sections))
+    return (*sections[:at], section, *sections[at:])
 
 
 def render_study_dir(study_dir: str | Path) -> ReportFiles:
     """Rebuild a study's tables, figures and report from its stored runs (no simulation)."""
     plan, data = load_study(study_dir)
     tables, figures, sections, captions = study_content(plan, data)
+    sections = with_parity(study_dir, plan, tables, sections)
     return write_report(study_dir, tables, figures, title=f"Luna balance study: {plan.name}",
                         sections=sections, introduction=introduction(plan, data), captions=captions)

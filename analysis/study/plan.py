@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -17,11 +18,21 @@ from typing import Any
 
 from analysis.schema import BASE_VARIANT, MANIFEST_FILE
 from sim.config import DEFAULT_START_BONUS
-from sim.constants import LEVELS, MAX_LEVEL, MIN_LEVEL, ROUNDS, builtin_profiles
+from sim.constants import (
+    ALLOWED_ROUNDS,
+    BACKENDS,
+    LEVELS,
+    MAX_LEVEL,
+    MIN_LEVEL,
+    ROUNDS,
+    START_BONUS_CHOICES,
+    builtin_profiles,
+)
 
 STUDY_FILE = "study.json"
 RUNS_DIR = "runs"
 VARIANTS_DIR = "variants"
+PARITY_DIR = "parity"
 
 # The study's defaults, for the Python API and the command line alike.
 DEFAULT_NAME = "default"
@@ -29,6 +40,16 @@ DEFAULT_GAMES = 200_000
 DEFAULT_SEED = 2026
 DEFAULT_LEVELS: tuple[int, ...] = LEVELS
 DEFAULT_RESULTS = "results"
+DEFAULT_STRENGTHS: tuple[float, ...] = (1.0,)
+#: Games per strength tried by the study's strength-at-parity step. About 28 strengths are tried per
+#: profile and level, so this bounds the step to about 28 x 10,000 games per (profile, level), ~2 s with
+#: numba on one core (the parity interval of the strength is then about +-0.01 wide).
+DEFAULT_PARITY_GAMES = 10_000
+#: Games per strength tried by the stand-alone ``parity`` command: twice the study's, for the narrower
+#: intervals of the README's parity table, since it searches one profile at a time.
+PARITY_COMMAND_GAMES = 20_000
+#: Bisection width of a strength at parity, shared by the ``parity`` command and the study.
+PARITY_TOLERANCE = 0.01
 #: Version of the study.json layout; bump when its meaning changes.
 STUDY_FORMAT = 1
 #: The manifest settings that decide whether a stored part is the part wanted. Engine, workers and
@@ -88,8 +109,38 @@ class Part:
 
 
 @dataclass(frozen=True)
+class ParityTask:
+    """One strength-at-parity search of a study: a profile against one level, in the base or a variant.
+
+    Its result is a small JSON file (:attr:`file`) written whole when the search ends, so an
+    interrupted study resumes it like a part.
+    """
+
+    profile: str
+    level: int
+    variant: str = BASE_VARIANT
+    overlay: str | None = None  # overlay file relative to the study directory
+    overlay_digest: str | None = None
+
+    @property
+    def name(self) -> str:
+        """``vs-<profile>-L<level>``, prefixed ``<variant>/`` like the variant's parts."""
+        prefix = "" if self.variant == BASE_VARIANT else f"{self.variant}/"
+        return f"{prefix}vs-{self.profile}-L{self.level}"
+
+    @property
+    def file(self) -> str:
+        """Result file relative to the study directory."""
+        return f"{PARITY_DIR}/{self.name}.json"
+
+
+@dataclass(frozen=True)
 class StudyPlan:
-    """Everything that decides a study's numbers (and nothing that does not, like workers)."""
+    """Everything that decides a study's numbers, and how it is played (recorded, never compared).
+
+    ``backend`` and ``scheduler`` only say where the games ran: like the engine and the workers they
+    change no number, so a study resumed on another backend keeps its finished parts.
+    """
 
     name: str
     games: int
@@ -101,6 +152,13 @@ class StudyPlan:
     variants: tuple[Variant, ...] = ()
     parts: tuple[Part, ...] = field(default_factory=tuple)
     command: str = ""
+    profiles: tuple[str, ...] = ()
+    strengths: tuple[float, ...] = DEFAULT_STRENGTHS
+    parity: bool = False
+    parity_games: int = DEFAULT_PARITY_GAMES
+    parity_profiles: tuple[str, ...] = ()  # the chosen profiles that can win (passive ones have no parity)
+    backend: str = "local"
+    scheduler: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -113,6 +171,14 @@ class StudyPlan:
             "engine": self.engine,
             "rounds": self.rounds,
             "start_bonus": self.start_bonus,
+            "profiles": list(self.profiles),
+            "strengths": list(self.strengths),
+            "parity": self.parity,
+            "parity_games": self.parity_games,
+            "parity_tolerance": PARITY_TOLERANCE,
+            "parity_profiles": list(self.parity_profiles),
+            "backend": self.backend,
+            "scheduler": self.scheduler,
             "variants": [asdict(variant) for variant in self.variants],
             "parts": [{**asdict(part), "run": part.run} for part in self.parts],
         }
@@ -121,9 +187,40 @@ class StudyPlan:
     def from_json(cls, raw: Mapping[str, Any]) -> StudyPlan:
         variants = tuple(Variant(**variant) for variant in raw["variants"])
         parts = tuple(Part(**{key: value for key, value in part.items() if key != "run"}) for part in raw["parts"])
+        # Studies written before the study options existed lack their keys: they were played with the defaults.
         return cls(name=raw["name"], games=int(raw["games"]), seed=int(raw["seed"]), levels=tuple(raw["levels"]),
                    engine=raw["engine"], rounds=int(raw["rounds"]), start_bonus=raw["start_bonus"],
-                   variants=variants, parts=parts, command=raw.get("command", ""))
+                   variants=variants, parts=parts, command=raw.get("command", ""),
+                   profiles=tuple(raw.get("profiles", ())),
+                   strengths=tuple(float(value) for value in raw.get("strengths", DEFAULT_STRENGTHS)),
+                   parity=bool(raw.get("parity", False)),
+                   parity_games=int(raw.get("parity_games", DEFAULT_PARITY_GAMES)),
+                   parity_profiles=tuple(raw.get("parity_profiles", ())),
+                   backend=raw.get("backend", "local"), scheduler=raw.get("scheduler"))
+
+    def parity_tasks(self) -> tuple[ParityTask, ...]:
+        """The strength-at-parity searches: each parity profile at each level, base first, then each variant."""
+        if not self.parity:
+            return ()
+        tasks = [ParityTask(profile, level) for profile in self.parity_profiles for level in self.levels]
+        for variant in self.variants:
+            tasks += [ParityTask(task.profile, task.level, variant.name, variant.file, variant.digest)
+                      for task in tasks if task.variant == BASE_VARIANT]
+        return tuple(tasks)
+
+    def options_text(self) -> str:
+        """The study options in words, for the report's introduction ("" for a default study)."""
+        words = []
+        if self.profiles:
+            strengths = ", ".join(strength_label(strength) for strength in self.strengths)
+            plural = "s" if len(self.strengths) > 1 else ""
+            words.append(f"scripted profiles {', '.join(self.profiles)} at strength{plural} {strengths}")
+        if self.parity:
+            words.append(f"strength at parity of {', '.join(self.parity_profiles) or 'no profile'} "
+                         f"({self.parity_games} games per strength tried)")
+        if self.backend != "local":
+            words.append(f"played on the {self.backend} backend at {self.scheduler}")
+        return "; ".join(words)
 
 
 def scripted_profiles() -> tuple[str, ...]:
@@ -131,18 +228,96 @@ def scripted_profiles() -> tuple[str, ...]:
     return tuple(profile for profile in builtin_profiles() if profile != "passive")
 
 
-def base_parts(levels: Iterable[int], profiles: Iterable[str] = ()) -> list[Part]:
+def strength_label(strength: float) -> str:
+    """A strength as part names and seat labels write it: ``0.8``, ``1``, ``1.25`` (``:g``)."""
+    return f"{strength:g}"
+
+
+def versus_part_name(profile: str, strength: float, level: int) -> str:
+    """``vs-<profile>-L<level>`` at strength 1 (the name studies have always used, so they resume), else
+    ``vs-<profile>@<strength>-L<level>``: the ``@`` spelling of seats (``scripted:balanced@0.8``) and of
+    the report's ``opponents`` column, so a part's name reads like its opponent everywhere."""
+    profile_label = profile if strength == 1.0 else f"{profile}@{strength_label(strength)}"
+    return f"vs-{profile_label}-L{level}"
+
+
+def base_parts(levels: Iterable[int], profiles: Iterable[str] = (),
+               strengths: Iterable[float] = DEFAULT_STRENGTHS) -> list[Part]:
     """The default parts for ``levels``: solo games, adjacent-level duels, each profile against each level.
 
     A duel needs both of its levels in ``levels`` (``4-5`` gives ``duel-L4-L5``; ``0-8`` gives 8).
+    Each profile plays each level at each of ``strengths`` (see :func:`versus_part_name`).
     """
     chosen = sorted(set(levels))
     parts = [Part(f"solo-L{level}", f"luna:{level}", detail=True) for level in chosen]
     parts += [Part(f"duel-L{level}-L{level + 1}", f"luna:{level},luna:{level + 1}")
               for level in chosen if level + 1 in chosen]
-    parts += [Part(f"vs-{profile}-L{level}", f"scripted:{profile},luna:{level}")
-              for profile in profiles for level in chosen]
+    strengths = tuple(strengths)
+    for profile in profiles:
+        for strength in strengths:
+            seat = f"scripted:{profile}" if strength == 1.0 else f"scripted:{profile}@{strength_label(strength)}"
+            parts += [Part(versus_part_name(profile, strength, level), f"{seat},luna:{level}") for level in chosen]
     return parts
+
+
+def check_profiles(names: Sequence[str], known: Sequence[str] | None = None) -> tuple[str, ...]:
+    """``names`` as a tuple when each is a scripted profile shipped in the data, given once.
+
+    Raises
+    ------
+    StudyError
+        An unknown name or a name given twice.
+    """
+    known = builtin_profiles() if known is None else tuple(known)
+    for name in names:
+        if name not in known:
+            raise StudyError(f"--profiles: unknown scripted profile {name!r} (known: {', '.join(known)}; a study's "
+                             "profiles must be in the shipped data, since the base parts play them)")
+    repeated = sorted({name for name in names if list(names).count(name) > 1})
+    if repeated:
+        raise StudyError(f"--profiles: {repeated[0]!r} is listed twice")
+    return tuple(names)
+
+
+def parse_profiles(text: str, known: Sequence[str] | None = None) -> tuple[str, ...]:
+    """``--profiles``: comma-separated names of scripted profiles shipped in the data, each once.
+
+    Raises
+    ------
+    StudyError
+        An empty list, an unknown name or a name given twice.
+    """
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        known = builtin_profiles() if known is None else tuple(known)
+        raise StudyError(f"--profiles: need comma-separated profile names, got {text!r} (known: {', '.join(known)})")
+    return check_profiles(names, known)
+
+
+def parse_strengths(text: str) -> tuple[float, ...]:
+    """``--strengths``: comma-separated positive finite numbers, e.g. ``0.8,1,1.2``, sorted.
+
+    Each is rounded to the digits its part name shows (:func:`strength_label`), so the strength
+    played is the one the name says and two strengths never share a name.
+
+    Raises
+    ------
+    StudyError
+        An empty list, a value that is no positive finite number, or two values with the same name.
+    """
+    values = []
+    for word in text.split(","):
+        try:
+            value = float(word)
+        except ValueError:
+            raise StudyError(f"--strengths: {word.strip()!r} is not a number (e.g. --strengths 0.8,1,1.2)") from None
+        if not (math.isfinite(value) and value > 0):
+            raise StudyError(f"--strengths: {word.strip()!r} must be a positive finite number")
+        values.append(float(strength_label(value)))
+    repeated = sorted({value for value in values if values.count(value) > 1})
+    if repeated:
+        raise StudyError(f"--strengths: {strength_label(repeated[0])} is listed twice")
+    return tuple(sorted(values))
 
 
 def variant_parts(parts: Iterable[Part], variant: Variant) -> list[Part]:
@@ -178,17 +353,51 @@ def read_variant(path: str | Path) -> tuple[Variant, bytes]:
     return variant, content
 
 
+def passive_profiles() -> frozenset[str]:
+    """The shipped profiles marked ``passive`` in their data: they never win, so they have no strength at parity."""
+    from sim.gamedata import load_game_data
+
+    return frozenset(name for name, profile in load_game_data().players.profiles.items() if profile.passive)
+
+
+def check_options(rounds: int, start_bonus: str, parity_games: int, backend: str, scheduler: str | None) -> None:
+    """Validate the study options that are not parts (one-line :class:`StudyError` naming the option)."""
+    if rounds not in ALLOWED_ROUNDS:
+        raise StudyError(f"--rounds: must be one of {', '.join(map(str, ALLOWED_ROUNDS))}, got {rounds}")
+    if start_bonus not in START_BONUS_CHOICES:
+        raise StudyError(f"--start-bonus: must be one of {', '.join(START_BONUS_CHOICES)}, got {start_bonus!r}")
+    if parity_games < 1:
+        raise StudyError(f"--parity-games: must be at least 1, got {parity_games}")
+    if backend not in BACKENDS:
+        raise StudyError(f"--backend: unknown backend {backend!r} ({' or '.join(BACKENDS)})")
+    if backend == "dask" and not scheduler:
+        raise StudyError("--backend dask needs --scheduler ADDRESS")
+    if backend != "dask" and scheduler:
+        raise StudyError("--scheduler: only with --backend dask")
+
+
 def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: str,
                variants: Sequence[Variant] = (), profiles: Sequence[str] | None = None,
-               command: str = "") -> StudyPlan:
-    """Lay out a study's parts (base first, then each variant's copy of every part)."""
+               command: str = "", strengths: Sequence[float] = DEFAULT_STRENGTHS, rounds: int = ROUNDS,
+               start_bonus: str = DEFAULT_START_BONUS, parity: bool = False,
+               parity_games: int = DEFAULT_PARITY_GAMES, backend: str = "local",
+               scheduler: str | None = None) -> StudyPlan:
+    """Lay out a study's parts (base first, then each variant's copy of every part) and record its options.
+
+    ``profiles`` None means :func:`scripted_profiles`; ``strengths`` are validated like
+    ``--strengths``. With ``parity``, every chosen profile that can win gets a strength-at-parity
+    search per level (and per variant), ``parity_games`` games per strength tried.
+    """
     if not _NAME_PATTERN.match(name) or name in (".", ".."):
         raise StudyError(f"--name: {name!r} is not a usable directory name (letters, digits, _ . -)")
     if games < 1:
         raise StudyError(f"--games: must be at least 1, got {games}")
     if not levels or any(level not in LEVELS for level in levels):
         raise StudyError(f"--levels: need levels between {MIN_LEVEL} and {MAX_LEVEL}, got {list(levels)}")
-    base = base_parts(levels, scripted_profiles() if profiles is None else profiles)
+    check_options(rounds, start_bonus, parity_games, backend, scheduler)
+    chosen = scripted_profiles() if profiles is None else check_profiles(profiles)
+    strengths = parse_strengths(",".join(str(float(strength)) for strength in strengths))
+    base = base_parts(levels, chosen, strengths)
     taken = {BASE_VARIANT, *(part.name for part in base)}
     for variant in variants:
         if variant.name in taken or _BASE_PART.match(variant.name):
@@ -199,8 +408,13 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
     parts = list(base)
     for variant in variants:
         parts += variant_parts(base, variant)
+    passive = passive_profiles() if parity else frozenset()
     return StudyPlan(name=name, games=games, seed=seed, levels=tuple(sorted(set(levels))), engine=engine,
-                     variants=tuple(variants), parts=tuple(parts), command=command)
+                     variants=tuple(variants), parts=tuple(parts), command=command, rounds=rounds,
+                     start_bonus=start_bonus, profiles=chosen, strengths=strengths, parity=parity,
+                     parity_games=parity_games,
+                     parity_profiles=tuple(profile for profile in chosen if profile not in passive),
+                     backend=backend, scheduler=scheduler)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -255,3 +469,18 @@ def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: 
     if (manifest.get("study") or {}).get("overlay_digest") != part.overlay_digest:
         return False
     return data_digest is None or (manifest.get("data") or {}).get("digest") == data_digest
+
+
+def expected_parity(plan: StudyPlan, task: ParityTask) -> dict[str, Any]:
+    """The settings a finished parity search of ``task`` records; a stored result with others is stale."""
+    return {"profile": task.profile, "level": task.level, "games": plan.parity_games, "seed": plan.seed,
+            "rounds": plan.rounds, "start_bonus": plan.start_bonus, "tolerance": PARITY_TOLERANCE,
+            "overlay_digest": task.overlay_digest}
+
+
+def parity_is_finished(study_dir: Path, plan: StudyPlan, task: ParityTask, data_digest: str | None = None) -> bool:
+    """Whether ``parity/<task>.json`` holds the result of exactly this search (see :func:`part_is_finished`)."""
+    stored = read_json(study_dir / task.file)
+    if stored is None or stored.get("settings") != expected_parity(plan, task) or "result" not in stored:
+        return False
+    return data_digest is None or stored.get("data_digest") == data_digest

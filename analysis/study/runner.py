@@ -22,26 +22,33 @@ from analysis.render import ReportFiles, atomic_write
 from analysis.schema import BASE_VARIANT
 from analysis.study.content import render_study_dir
 from analysis.study.lock import holding_study_lock
+from analysis.study.parity_step import run_parity
 from analysis.study.plan import (
     DEFAULT_GAMES,
     DEFAULT_LEVELS,
     DEFAULT_NAME,
+    DEFAULT_PARITY_GAMES,
     DEFAULT_RESULTS,
     DEFAULT_SEED,
+    DEFAULT_STRENGTHS,
     RUNS_DIR,
     STUDY_FILE,
     STUDY_FORMAT,
     StudyError,
+    parity_is_finished,
     part_is_finished,
     plan_study,
     read_json,
     read_variant,
 )
-from sim.config import GameConfig, parse_seats
-from sim.constants import DEFAULT_CHUNK_GAMES
+from sim.config import DEFAULT_START_BONUS, GameConfig, parse_seats
+from sim.constants import DEFAULT_CHUNK_GAMES, ROUNDS
 from sim.gamedata import load_game_data
 from sim.progress import progress_bar
 from sim.run import RunOptions
+
+#: How long to wait for a Dask scheduler before giving up with a one-line error.
+SCHEDULER_TIMEOUT = "10s"
 
 
 class StudyInterrupted(KeyboardInterrupt):
@@ -117,6 +124,26 @@ def chunk_size(games: int, workers: int) -> int:
     return max(1, min(DEFAULT_CHUNK_GAMES, math.ceil(games / (4 * workers))))
 
 
+def cluster_threads(scheduler: str) -> int:
+    """Threads of the Dask cluster at ``scheduler``, asked once before any work so a wrong address fails early.
+
+    Raises
+    ------
+    StudyError
+        When dask.distributed is missing or the scheduler cannot be reached.
+    """
+    try:
+        from dask.distributed import Client
+    except ImportError as error:
+        raise StudyError(f"--backend dask: dask.distributed cannot be imported ({error})") from None
+    try:
+        with Client(scheduler, timeout=SCHEDULER_TIMEOUT) as client:
+            return max(1, sum(client.nthreads().values()))
+    except Exception as error:  # distributed raises OSError, TimeoutError or ValueError by address and version
+        raise StudyError(f"--scheduler: cannot reach a Dask scheduler at {scheduler!r} "
+                         f"({type(error).__name__}: {error})") from None
+
+
 def run_simulation(*args: Any, **kwargs: Any) -> Path:
     """:func:`sim.run.run_simulation`, imported on first use (kept as a module name so tests can patch it)."""
     from sim.run import run_simulation as simulate
@@ -138,6 +165,13 @@ def run_study(
     profiles: Sequence[str] | None = None,
     command: str = "",
     log: Callable[[str], None] | None = None,
+    strengths: Sequence[float] = DEFAULT_STRENGTHS,
+    rounds: int = ROUNDS,
+    start_bonus: str = DEFAULT_START_BONUS,
+    parity: bool = False,
+    parity_games: int = DEFAULT_PARITY_GAMES,
+    backend: str = "local",
+    scheduler: str | None = None,
 ) -> ReportFiles:
     """Simulate the missing parts of a study and write its report.
 
@@ -156,7 +190,8 @@ def run_study(
     engine
         ``"reference"``, ``"numba"``, or None for numba when available.
     workers
-        Processes per part (joblib); results do not depend on it.
+        Processes per part (joblib), or Dask workers to use (default: all the cluster's threads); results
+        do not depend on it.
     quiet
         No progress bar and no messages.
     results_dir
@@ -167,6 +202,20 @@ def run_study(
         The command line recorded in ``study.json``.
     log
         Receives one-line messages (default: stderr unless quiet).
+    strengths
+        Strengths each profile plays at (a part per profile, strength and level).
+    rounds
+        Rounds per game (7, or 6 for the threat card Singularity).
+    start_bonus
+        Luna's starting research token: ``random`` or ``none``.
+    parity
+        Also find each profile's strength at parity per level (``parity/``, a report section).
+    parity_games
+        Games per strength tried by the parity searches.
+    backend
+        ``"local"`` (joblib processes) or ``"dask"`` (the cluster at ``scheduler``); results do not depend on it.
+    scheduler
+        Dask scheduler address, with ``backend="dask"``.
 
     Returns
     -------
@@ -182,7 +231,10 @@ def run_study(
     if note:
         say(note)
     plan = plan_study(name, games, seed, levels, engine, [variant for variant, _ in loaded], profiles,
-                      command=command)
+                      command=command, strengths=strengths, rounds=rounds, start_bonus=start_bonus, parity=parity,
+                      parity_games=parity_games, backend=backend, scheduler=scheduler)
+    # Chunks small enough that every thread of the cluster gets some (chunking never changes a number).
+    threads = cluster_threads(plan.scheduler) if plan.backend == "dask" and plan.scheduler else workers
     study_dir.mkdir(parents=True, exist_ok=True)
     previous = read_json(study_dir / STUDY_FILE)
     if previous is not None and previous.get("format") != STUDY_FORMAT:
@@ -216,14 +268,21 @@ def run_study(
             for part in todo:
                 bar.set_postfix_str(part.name, refresh=False)
                 options = RunOptions(games=games, seed=seed, engine=engines[part.name][0], detail=part.detail,
-                                     chunk_size=chunk_size(games, workers), workers=workers, overlay=part.overlay)
+                                     chunk_size=chunk_size(games, threads), workers=workers, overlay=part.overlay,
+                                     backend=plan.backend, scheduler=plan.scheduler)
                 run_simulation(game_data[part.variant], configs[part.name], options, study_dir / part.run,
                                progress=bar.update,
                                extra_manifest={"study": {"name": plan.name, "part": part.name,
                                                          "variant": part.variant,
                                                          "overlay_digest": part.overlay_digest}})
+        searches = plan.parity_tasks()
+        if searches:
+            with progress_bar(len(searches), quiet, "parity") as bar:
+                run_parity(study_dir, plan, game_data, engine, workers, progress=bar.update)
     except KeyboardInterrupt:
         done = sum(part_is_finished(study_dir, plan, part) for part in plan.parts)
-        raise StudyInterrupted(f"interrupted; {done} of {len(plan.parts)} parts are finished and kept in "
-                               f"{study_dir} - rerun the same command to simulate only the rest") from None
+        searched = sum(parity_is_finished(study_dir, plan, task) for task in plan.parity_tasks())
+        parity_note = f" and {searched} of {len(plan.parity_tasks())} parity searches" if plan.parity_tasks() else ""
+        raise StudyInterrupted(f"interrupted; {done} of {len(plan.parts)} parts{parity_note} are finished and kept "
+                               f"in {study_dir} - rerun the same command to simulate only the rest") from None
     return render_study_dir(study_dir)

@@ -175,10 +175,12 @@ def test_render_study_end_to_end(study_runs, tmp_path):
 
 
 def test_command_line_reports_bad_directory(tmp_path, capsys):
-    with pytest.raises(SystemExit) as stopped:
-        report.main([str(tmp_path / "missing"), "--out", str(tmp_path / "out")])
-    assert stopped.value.code == 2
-    assert "does not exist" in capsys.readouterr().err
+    from sim.cli import main
+
+    assert main(["runs-report", str(tmp_path / "missing"), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "does not exist" in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
 
 
 def test_duels_stay_out_of_the_per_level_ladder_and_win_rates(make_run):
@@ -191,3 +193,14 @@ def test_duels_stay_out_of_the_per_level_ladder_and_win_rates(make_run):
     assert not tables["win_rates"]["opponents"].str.contains("luna").any()
     assert not tables["level_ladder"]["opponents"].str.contains("luna").any()
     assert set(tables["win_rates"]["opponents"]) == {"balanced"}
+
+
+def test_command_line_renders_a_report_over_run_directories(make_run, tmp_path, capsys):
+    from sim.cli import main
+
+    runs = [make_run(f"solo{level}", [f"luna:{level}"], seed=level) for level in (2, 3)]
+    out = tmp_path / "report"
+    assert main(["runs-report", *map(str, runs), "--out", str(out), "--title", "Two levels"]) == 0
+    assert capsys.readouterr().out.strip() == str(out / "report.html")
+    assert "Two levels" in (out / "report.html").read_text(encoding="utf-8")
+    assert (out / "tables" / "level_ladder.csv").is_file()

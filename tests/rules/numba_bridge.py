@@ -1,9 +1,9 @@
 """The rules tests' bridge to the numba engine: a reference ``GameState`` to one numba state record and back.
 
-This is the ONLY module of the rules tests that knows the numba engine's insides (private kernel names,
-``STATE_DTYPE`` and its field names, the table encoding of a card action). When the engine's modules
-move or merge (e.g. one marker mover for ``_gain_helium``/``_player_helium``), re-point the imports below
-and the calls in ``_apply``; nothing else in the tests changes.
+This is the ONLY module of the rules tests that knows the numba engine's insides (the kernels of
+``sim/fast/`` by module, ``STATE_DTYPE`` and its field names, the table encoding of a card action). When
+the engine's modules move, merge or rename a kernel, re-point the imports below and the calls in
+``_apply``; nothing else in the tests changes.
 
 How a rule is run on the numba side (``run``): the reference state is written into a fresh state record
 (``to_record``), the derived caches the kernels keep beside the facts (owner masks, company values,
@@ -28,70 +28,65 @@ Facts only the reference keeps, and how they come back:
   at without the plan that lay there (``player_research_action``, ``player_turn``; not over a round).
 
 Compilation: one jitted dispatcher (``_apply``) with a single signature calls every kernel function a
-test needs, so the tests compile one function. It is not cached on disk: numba's cache checks only
-the source file of the cached function, so a cached dispatcher here would keep running an old copy of
-the kernels after ``sim/fast.py`` changed, and a test could no longer fail when a kernel breaks a clause
-(tried: cached, a kernel broken on purpose left every numba clause test passing). The kernels it calls
-are cached by the engine as usual, so the compile costs seconds. Once the engine's cache folder is named
-after a hash of its sources (issue 8, item 1), ``cache=True`` here would be safe too.
+test needs, so the tests compile one function. It is defined with the engine's own decorator
+(``sim.fast._jit.jit``), so it is cached on disk in the engine's cache folder, which is named after a
+hash of the kernels' sources: numba itself checks a cached function only against the file that defines
+it (this one), so before the folder was hashed a cached dispatcher kept running an old copy of the
+kernels after a kernel changed, and a kernel broken on purpose left every numba clause test passing.
+Now an edit of any kernel source gives a fresh folder and ``_apply`` is compiled anew with the kernels.
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from sim import reference as ref
+from sim.columns import ROUND_NUMERIC
 from sim.constants import ACTION_KINDS, MAJORITY_TYPES
-from sim.fast import (
-    _INT_COLUMNS,
-    _OPTIONS,
-    _ROUND_COLUMNS,
-    DECK,
-    DISCARD,
-    STACK,
-    STATE_DTYPE,
-    _advance_research,
-    _advance_track,
-    _choose_aim,
-    _column_coins,
-    _count_blocked_majorities,
-    _draw_luna_card,
-    _end_luna_actions,
-    _ensure_order,
-    _expand_company,
-    _final_scores,
-    _flip_special_plan,
-    _gain_helium,
-    _lead_margins,
-    _luna_majority_values,
-    _luna_turn,
-    _plan_luna,
-    _plan_player,
-    _play_round,
-    _player_bonus,
-    _player_buy,
-    _player_expand,
-    _player_helium,
-    _player_invest,
-    _player_research,
-    _player_research_action,
-    _player_turn,
-    _preparation,
-    _reachable,
-    _resolve_card,
-    _return_column,
-    _select_companies,
-    _set_owner,
-    _setup,
-    _station_add,
-    _take_column,
+from sim.fast._jit import jit
+from sim.fast.board import (
+    advance_track,
+    column_coins,
+    ensure_order,
+    expand_company,
+    flip_special_plan,
+    lead_margins,
+    reachable,
+    return_column,
+    select_companies,
+    set_owner,
+    station_add,
+    take_column,
 )
+from sim.fast.game import final_scores, play_round, preparation, setup_template
+from sim.fast.game import setup as setup_game  # the bridge's own setup() below would shadow it
+from sim.fast.luna import (
+    TANK,
+    UPLOAD,
+    draw_luna_card,
+    end_luna_actions,
+    luna_turn,
+    move_marker,
+    plan_luna,
+    resolve_card,
+)
+from sim.fast.players import (
+    choose_aim,
+    count_blocked_majorities,
+    luna_majority_values,
+    plan_player,
+    player_bonus,
+    player_buy,
+    player_expand,
+    player_invest,
+    player_research_action,
+    player_turn,
+)
+from sim.fast.state import DECK, DISCARD, SEAT_INT_COLUMNS, STACK, STATE_DTYPE
 from sim.gamedata import GameData
-from sim.rng import GOLDEN_GAMMA, MASK64
+from sim.rng import GOLDEN_GAMMA, MASK64, seat_stream
 from sim.tables import _SELECTIONS, _encode_action, compile_tables
 
-_OPTIONS_UNCACHED = {**_OPTIONS, "cache": False}
 _INVERSE_GAMMA = pow(GOLDEN_GAMMA, -1, 1 << 64)
 
 
@@ -108,7 +103,7 @@ class UnrepresentableError(ValueError):
  PLAYER_BUY, PLAYER_BONUS) = range(34)
 
 
-@numba.njit(**_OPTIONS_UNCACHED)
+@jit
 def _apply(tables, state, op, a, b, c, d, e):
     """Run kernel operation ``op`` on ``state[0]`` with the arguments it takes from ``a``-``e``.
 
@@ -121,76 +116,73 @@ def _apply(tables, state, op, a, b, c, d, e):
         for sector in range(1, t.n_sectors + 1):
             owner = st.sector_owner[sector]
             st.sector_owner[sector] = -1
-            _set_owner(st, sector, owner)
+            set_owner(st, sector, owner)
         for company in range(4):
-            _station_add(t, st, company, 0, 0)
+            station_add(t, st, company, 0, 0)
         return 0
-    if op == GAIN_HELIUM:
-        _gain_helium(t, st, a, b)
-    elif op == ADVANCE_RESEARCH:
-        _advance_research(t, st, a, b)
-    elif op == PLAYER_HELIUM:
-        _player_helium(t, st, a, b)
-    elif op == PLAYER_RESEARCH:
-        _player_research(t, st, a, b)
+    if op == GAIN_HELIUM or op == PLAYER_HELIUM:  # one marker mover for Luna and scripted seats
+        move_marker(t, st, a, TANK, b)
+    elif op == ADVANCE_RESEARCH or op == PLAYER_RESEARCH:
+        move_marker(t, st, a, UPLOAD, b)
     elif op == ADVANCE_TRACK:
-        _advance_track(t, st, a, b, c)
+        advance_track(t, st, a, b, c)
     elif op == DRAW_LUNA_CARD:
-        return _draw_luna_card(t, st, a)
+        return draw_luna_card(t, st, a)
     elif op == ORDER:
-        _ensure_order(t, st)
+        ensure_order(t, st)
     elif op == SELECT:
-        _select_companies(t, st, a, b, c, d)
+        select_companies(t, st, a, b, c, d)
     elif op == LEAD_MARGINS:
-        _lead_margins(t, st, a)
+        lead_margins(t, st, a)
     elif op == EXPAND:
-        _expand_company(t, st, a, b, c)
+        expand_company(t, st, a, b, c)
     elif op == TAKE_COLUMN:
-        return _take_column(t, st, a)
+        return take_column(t, st, a)
     elif op == RETURN_COLUMN:
-        return _return_column(t, st, a)
+        return return_column(t, st, a)
     elif op == RESOLVE_CARD:
-        _resolve_card(t, st, a, b, c)
+        resolve_card(t, st, a, b, c)
     elif op == PLAN_LUNA:
-        _plan_luna(t, st, a)
+        plan_luna(t, st, a)
     elif op == LUNA_TURN:
-        _luna_turn(t, st, a)
+        luna_turn(t, st, a)
     elif op == END_LUNA_ACTIONS:
-        _end_luna_actions(t, st, a)
+        end_luna_actions(t, st, a)
     elif op == PREPARATION:
-        _preparation(t, st)
+        preparation(t, st)
     elif op == PLAY_ROUND:
-        _play_round(t, st, a != 0)
+        play_round(t, st, a != 0)
     elif op == FINAL_SCORES:
-        _final_scores(t, st, a)
+        final_scores(t, st, a)
     elif op == FLIP_SPECIAL_PLAN:
-        _flip_special_plan(t, st)
-    elif op == SETUP:
-        _setup(t, st, np.uint64(a), b)
+        flip_special_plan(t, st)
+    elif op == SETUP:  # a game starts from the template record (sim/fast/state.py)
+        setup_template(t, st)
+        setup_game(t, st, np.uint64(a), b)
     elif op == COLUMN_COINS:
-        return _column_coins(t, a)
+        return column_coins(t, a)
     elif op == REACHABLE:
-        return np.int64(_reachable(t, st, a))
+        return np.int64(reachable(t, st, a))
     elif op == PLAN_PLAYER:
-        _plan_player(t, st, a)
+        plan_player(t, st, a)
     elif op == CHOOSE_AIM:
-        _choose_aim(t, st, a, b, c)
+        choose_aim(t, st, a, b, c)
     elif op == COUNT_BLOCKED:
-        _count_blocked_majorities(t, st)
+        count_blocked_majorities(t, st)
     elif op == LUNA_MAJORITY_VALUES:
-        _luna_majority_values(t, st)
+        luna_majority_values(t, st)
     elif op == PLAYER_TURN:
-        _player_turn(t, st, a)
+        player_turn(t, st, a)
     elif op == PLAYER_INVEST:
-        _player_invest(t, st, a, b)
+        player_invest(t, st, a, b)
     elif op == PLAYER_EXPAND:
-        _player_expand(t, st, a, b)
+        player_expand(t, st, a, b)
     elif op == PLAYER_RESEARCH_ACTION:
-        _player_research_action(t, st, a, b, c, d, e)
+        player_research_action(t, st, a, b, c, d, e)
     elif op == PLAYER_BUY:
-        _player_buy(t, st, a, b)
+        player_buy(t, st, a, b)
     elif op == PLAYER_BONUS:
-        _player_bonus(t, st, a)
+        player_bonus(t, st, a)
     return 0
 
 
@@ -223,7 +215,7 @@ def _shipped_data() -> GameData:
 def one_action_tables(rules: ref.Rules, action) -> tuple[np.ndarray, int]:
     """Tables with one extra Luna card whose only action is ``action``, and that card's index.
 
-    The numba engine runs a card's actions as a whole (``_resolve_card``); a clause test of one action
+    The numba engine runs a card's actions as a whole (``resolve_card``); a clause test of one action
     (gain_card, discard_research_plan, place_bonus_marker) resolves this one-action card instead."""
     tables = tables_for(rules).copy()
     card = len(rules.cards)
@@ -264,7 +256,7 @@ def to_record(rules: ref.Rules, state: ref.GameState, rngs=None, tables: np.ndar
     r = rec[0]
     if rngs is not None:
         for seat, stream in _streams(rngs):
-            r["rng"][1 + seat] = stream.state
+            r["rng"][seat_stream(seat)] = stream.state
     rec["round"] = state.round
     r["track_side"][:] = state.track_side
     for seat, positions in enumerate(state.track_position):
@@ -356,7 +348,7 @@ def from_record(rules: ref.Rules, rec: np.ndarray, state: ref.GameState, rngs=No
     r = rec[0]
     if rngs is not None:
         for seat, stream in _streams(rngs):
-            new = int(r["rng"][1 + seat])
+            new = int(r["rng"][seat_stream(seat)])
             stream.draws += ((new - stream.state) * _INVERSE_GAMMA) & MASK64
             stream.state = new
     state.round = int(r["round"])
@@ -477,7 +469,7 @@ def run(rules: ref.Rules, state: ref.GameState, rngs, op: int, a: int = 0, b: in
         e: int = 0, *, tables: np.ndarray | None = None, chosen: list[int] | None = None) -> tuple[np.ndarray, int]:
     """Run kernel operation ``op`` on ``state`` (converted), write the result back; (record, return value).
 
-    ``chosen``: the companies a card's last advance chose (the input of ``_expand_company``)."""
+    ``chosen``: the companies a card's last advance chose (the input of ``expand_company``)."""
     tables = tables_for(rules) if tables is None else tables
     rec = to_record(rules, state, rngs, tables)
     if chosen is not None:
@@ -554,7 +546,7 @@ def final_rows(rules: ref.Rules, rec: np.ndarray) -> list[dict]:
     rows = []
     for seat in range(len(rules.config.seats)):
         values = rec[0]["result"][seat].tolist()
-        row = {name: int(v) for name, v in zip(_INT_COLUMNS, values, strict=True) if name not in ("game", "seat")}
+        row = {name: int(v) for name, v in zip(SEAT_INT_COLUMNS, values, strict=True) if name not in ("game", "seat")}
         row["won"] = float(rec[0]["won"][seat])
         rows.append(row)
     return rows
@@ -562,7 +554,7 @@ def final_rows(rules: ref.Rules, rec: np.ndarray) -> list[dict]:
 
 def round_records(rules: ref.Rules, rec: np.ndarray) -> dict[int, ref.RoundRecord]:
     """This round's record of each Luna seat, from the record's detail rows."""
-    column = {name: k for k, name in enumerate(_ROUND_COLUMNS)}
+    column = {name: k for k, name in enumerate(ROUND_NUMERIC)}
     records = {}
     for k, seat in enumerate(rules.config.luna_seats):
         row = rec[0]["round_rows"][k, int(rec[0]["round"]) - 1].tolist()

@@ -1,0 +1,135 @@
+"""A study's strength-at-parity step (``luna-balance study --parity``).
+
+For every profile the study plays (passive ones aside: they never win) and every level, base and
+each variant, the strength at which that profile wins half its games against Luna, found by
+:func:`analysis.parity.strength_at_parity` exactly as the ``parity`` command finds it (same seed as
+the study's parts, ``plan.parity_games`` games per strength tried, the same games at every strength).
+
+Each search is a :class:`analysis.study.plan.ParityTask`; its result is written whole to
+``parity/<task>.json`` with the settings it was played with, so an interrupted study resumes only
+the missing searches, and a search with other settings (games, seed, rounds, start bonus, data) is
+played again, as a stale part is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.parity import WinRateCurve, strength_at_parity
+from analysis.render import atomic_write
+from analysis.study.plan import (
+    PARITY_TOLERANCE,
+    ParityTask,
+    StudyError,
+    StudyPlan,
+    expected_parity,
+    parity_is_finished,
+    read_json,
+)
+from sim.config import GameConfig, Seat
+from sim.gamedata import GameData
+
+#: Columns of the study's ``strength_at_parity`` table.
+PARITY_COLUMNS = ("variant", "profile", "level", "strength", "low", "high", "win_rate", "games", "evaluations")
+
+
+def search_engine(engine: str, data: GameData, task: ParityTask, plan: StudyPlan) -> str:
+    """``engine``, or the reference engine when ``engine`` cannot play this matchup (as a part would)."""
+    from sim.engines import engine_problems
+
+    config = GameConfig(seats=(Seat(kind="scripted", profile=task.profile), Seat(kind="luna", level=task.level)),
+                        rounds=plan.rounds, start_bonus=plan.start_bonus)
+    return "reference" if engine_problems(engine, data, config) else engine
+
+
+def search(data: GameData, profile: str, level: int, games: int, seed: int, engine: str, rounds: int,
+           start_bonus: str) -> dict[str, Any]:
+    """One strength-at-parity search; the :class:`analysis.parity.ParityResult` as a dict.
+
+    A module-level function of plain arguments, so joblib and Dask can ship it to a worker.
+    """
+    curve = WinRateCurve(data, profile, level, games, seed, engine, rounds=rounds, start_bonus=start_bonus)
+    return asdict(strength_at_parity(curve, tolerance=PARITY_TOLERANCE))
+
+
+def _results(calls: list[tuple[Any, ...]], workers: int, backend: str, scheduler: str | None) -> Iterator[dict]:
+    """Run the searches in order, here, on joblib processes or on a Dask cluster (like the run driver's chunks)."""
+    if backend == "local" and workers <= 1:
+        yield from (search(*call) for call in calls)
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    tasks = (delayed(search)(*call) for call in calls)
+    if backend == "dask":
+        from dask.distributed import Client
+
+        with Client(scheduler) as client, parallel_config(backend="dask"):
+            jobs = workers if workers > 1 else max(1, sum(client.nthreads().values()))
+            yield from Parallel(n_jobs=jobs, return_as="generator")(tasks)
+        return
+    yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
+
+
+def run_parity(study_dir: Path, plan: StudyPlan, game_data: Mapping[str, GameData], engine: str, workers: int = 1,
+               progress: Callable[[int], None] | None = None) -> int:
+    """Play the study's missing parity searches and store each result as it arrives.
+
+    Parameters
+    ----------
+    study_dir
+        The study directory.
+    plan
+        The study's plan (its ``backend`` and ``scheduler`` say where the searches run).
+    game_data
+        Resolved data per variant name (``base`` included).
+    engine
+        The study's engine; a matchup it cannot play uses the reference engine.
+    workers
+        joblib processes (local backend) or Dask workers to use (default: all the cluster's threads).
+    progress
+        Called with 1 after each finished search.
+
+    Returns
+    -------
+    int
+        The number of searches played (those already finished are kept).
+    """
+    todo = [task for task in plan.parity_tasks()
+            if not parity_is_finished(study_dir, plan, task, game_data[task.variant].digest)]
+    engines = [search_engine(engine, game_data[task.variant], task, plan) for task in todo]
+    calls = [(game_data[task.variant], task.profile, task.level, plan.parity_games, plan.seed, task_engine,
+              plan.rounds, plan.start_bonus) for task, task_engine in zip(todo, engines, strict=True)]
+    results = _results(calls, workers, plan.backend, plan.scheduler)
+    for task, task_engine, result in zip(todo, engines, results, strict=True):
+        stored = {"settings": expected_parity(plan, task), "data_digest": game_data[task.variant].digest,
+                  "engine": task_engine, "result": result}
+        atomic_write(study_dir / task.file, json.dumps(stored, indent=2) + "\n")
+        if progress is not None:
+            progress(1)
+    return len(todo)
+
+
+def parity_frame(study_dir: str | Path, plan: StudyPlan) -> pd.DataFrame:
+    """The study's stored parity results as one table (:data:`PARITY_COLUMNS`), empty without ``--parity``.
+
+    Raises
+    ------
+    StudyError
+        When a search has no stored result with the plan's settings (the study was interrupted).
+    """
+    root = Path(study_dir)
+    rows = []
+    for task in plan.parity_tasks():
+        if not parity_is_finished(root, plan, task):
+            raise StudyError(f"{root}: the strength-at-parity search {task.name} is not finished; rerun: "
+                             f"{plan.command or 'luna-balance study ...'}")
+        stored = read_json(root / task.file) or {}
+        result = stored["result"]
+        rows.append({"variant": task.variant, "profile": task.profile, **result})
+    return pd.DataFrame(rows, columns=list(PARITY_COLUMNS))

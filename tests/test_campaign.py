@@ -1,0 +1,283 @@
+"""The campaign (SPEC section 6): SP rules and decisions on constructed results, streams, engines, command line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sim import campaign as cp
+from sim.cli import main
+from sim.config import ConfigError
+from sim.engines import engine_function, listed_function
+from sim.gamedata import DataError, load_game_data
+
+SEATS = "scripted:balanced@1,luna"
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_game_data()
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return cp.load_campaign_data()
+
+
+def options(data, policy: str = "adjust", campaigns: int = 8, chapters: int = 3, seats: str = SEATS,
+            engine: str = "reference", start: int = 5, seed: int = 5, calibration: int = 30) -> cp.CampaignOptions:
+    parsed, luna = cp.parse_campaign_seats(seats, data.players.profiles)
+    return cp.CampaignOptions(seats=parsed, luna_seat=luna, chapters=chapters, start_level=start,
+                              policy=cp.parse_policy(policy, chapters), campaigns=campaigns, seed=seed, engine=engine,
+                              calibration_games=calibration)
+
+
+# ---------------------------------------------------------------- SP and decisions, hand-checked
+
+def test_shipped_campaign_data(rules):
+    assert rules.chapters == 4 and rules.sp_by_rank == (3, 2, 1, 0)
+    assert (rules.bonus_marker_sp, rules.bonus_marker_min) == (1, 2)
+    assert (rules.luna.bonus_marker_sp, rules.luna.lowered_sp, rules.luna.kept_after_loss_sp) == (1, 1, 2)
+    assert (rules.luna.start_level_solo, rules.luna.start_level_group) == (5, 3)
+    assert rules.note.startswith("modelled") and rules.luna.note.startswith("exact")
+
+
+def test_chapter_sp_ranks_ties_and_bonus_markers(rules):
+    # Seats: two scripted players, a third scripted player, Luna last (seat 3).
+    rank = np.array([[1, 1, 3, 4],     # a tie for first: both get the better rank's 3 SP
+                     [2, 3, 3, 1],     # a tie for third: both get 1
+                     [1, 2, 3, 4]])
+    markers = np.array([[2, 1, 3, 0],  # at least 2 markers: +1; Luna always +1, whatever she placed
+                        [0, 5, 2, 9],
+                        [1, 1, 1, 1]])
+    by_rank, bonus = cp.chapter_sp(rank, markers, luna_seat=3, rules=rules)
+    assert by_rank.tolist() == [[3, 3, 1, 0], [2, 1, 1, 3], [3, 2, 1, 0]]
+    assert bonus.tolist() == [[1, 0, 1, 1], [0, 1, 1, 1], [0, 0, 0, 1]]
+
+
+@pytest.mark.parametrize(("policy", "level", "luna_won", "choice", "sp", "after"), [
+    ("adjust", 5, True, cp.LOWER, 1, 4),   # won, lowered: +1 at once
+    ("adjust", 5, False, cp.RAISE, 0, 6),  # lost, raised: nothing
+    ("adjust", 0, True, cp.KEEP, 0, 0),    # no level below 0: kept, and a kept level after a win earns nothing
+    ("adjust", 8, False, cp.KEEP, 2, 8),   # no level above 8: kept, which after a loss is worth +2
+    ("adjust", 8, True, cp.LOWER, 1, 7),
+    ("adjust", 0, False, cp.RAISE, 0, 1),
+    ("keep", 5, True, cp.KEEP, 0, 5),
+    ("keep", 5, False, cp.KEEP, 2, 5),
+    ("keep", 0, False, cp.KEEP, 2, 0),
+])
+def test_decisions_and_luna_level_sp(rules, policy, level, luna_won, choice, sp, after):
+    parsed = cp.parse_policy(policy, 4)
+    code = cp.decide(parsed, level, luna_won, 0, None)
+    assert code == choice
+    assert cp.level_sp(code, luna_won, rules) == sp
+    assert cp.next_level(code, level, parsed, 0) == after
+
+
+def test_toward_takes_a_change_only_when_it_nears_p():
+    rates = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+    toward = cp.parse_policy("toward:0.45", 4)
+    assert cp.decide(toward, 6, True, 0, rates) == cp.LOWER    # 0.6 -> 0.5: nearer 0.45
+    assert cp.decide(toward, 5, True, 0, rates) == cp.KEEP     # 0.5 -> 0.4: |0.05| is not < |0.05|
+    assert cp.decide(toward, 3, False, 0, rates) == cp.RAISE   # 0.3 -> 0.4
+    assert cp.decide(toward, 5, False, 0, rates) == cp.KEEP    # 0.5 -> 0.6: farther
+    assert cp.decide(cp.parse_policy("toward:1", 4), 8, False, 0, rates) == cp.KEEP  # no level 9 on offer
+
+
+def test_level_list_policy_moves_and_sp(rules):
+    policy = cp.parse_policy("levels:5,4,4,6", 4)
+    assert [cp.decide(policy, level, True, chapter, None) for chapter, level in enumerate((5, 4, 4))] == \
+        [cp.LOWER, cp.KEEP, cp.JUMP]
+    assert cp.level_sp(cp.LOWER, True, rules) == 1 and cp.level_sp(cp.KEEP, False, rules) == 2
+    assert cp.level_sp(cp.JUMP, False, rules) == 0 and cp.next_level(cp.JUMP, 4, policy, 2) == 6
+
+
+def test_campaign_ranks_share_ties():
+    rank, won = cp.shared_ranks(np.array([[14, 16], [15, 15], [9, 9], [3, 1]]))
+    assert rank.tolist() == [[2, 1], [1, 1], [1, 1], [1, 2]]
+    assert won.tolist() == [[0, 1], [0.5, 0.5], [0.5, 0.5], [1, 0]]
+
+
+@pytest.mark.parametrize(("text", "chapters", "problem"), [
+    ("sometimes", 4, "unknown policy"),
+    ("toward:1.5", 4, "between 0 and 1"),
+    ("toward:x", 4, "must be a number"),
+    ("levels:5,4", 4, "gives 2 levels for 4 chapters"),
+    ("levels:5,9,4,4", 4, "levels must be 0-8"),
+    ("levels:5,,4,4", 4, "levels like"),
+    ("adjust", 0, "--chapters: must be 1-64"),
+])
+def test_bad_policies(text, chapters, problem):
+    with pytest.raises(ConfigError, match=problem):
+        cp.parse_policy(text, chapters)
+
+
+@pytest.mark.parametrize(("seats", "problem"), [
+    ("scripted:balanced", "exactly one Luna seat"),
+    ("scripted:balanced,luna:5", "write luna, not 'luna:5'"),
+    ("luna", "at least one scripted seat"),
+    ("scripted:balanced,luna,luna", "exactly one Luna seat"),
+    ("luna,scripted:balanced", "Luna sits last"),
+])
+def test_bad_campaign_seats(data, seats, problem):
+    with pytest.raises(ConfigError, match=problem):
+        cp.parse_campaign_seats(seats, data.players.profiles)
+
+
+def test_start_level_defaults_follow_the_rulebook(data, rules):
+    one, _ = cp.parse_campaign_seats(SEATS, data.players.profiles)
+    two, _ = cp.parse_campaign_seats("scripted:shares,scripted:tank,luna", data.players.profiles)
+    adjust = cp.parse_policy("adjust", 4)
+    assert cp.start_level(rules, one, adjust, None) == 5 and cp.start_level(rules, two, adjust, None) == 3
+    assert cp.start_level(rules, one, adjust, 4) == 4
+    assert cp.start_level(rules, one, cp.parse_policy("levels:2,3,3,3", 4), None) == 2
+    with pytest.raises(ConfigError, match="differs from the first level"):
+        cp.start_level(rules, one, cp.parse_policy("levels:2,3,3,3", 4), 5)
+
+
+def test_campaign_overlay(tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text("[campaign]\nchapters = 6\nsp_by_rank = [5, 3, 1, 0]\n")
+    merged = cp.load_campaign_data(good)
+    assert merged.chapters == 6 and merged.sp_by_rank == (5, 3, 1, 0) and merged.luna.lowered_sp == 1
+    load_game_data(good)  # the game data loader accepts the [campaign] table
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[campaign]\nsp_by_rank = [1, 2, 3, 4]\n")
+    with pytest.raises(DataError) as error:
+        cp.load_campaign_data(bad)
+    assert error.value.problems == [f"{bad}: campaign.sp_by_rank: must be non-negative and never rise with the "
+                                    "rank, got [1, 2, 3, 4]"]
+
+
+# ---------------------------------------------------------------- streams and engines
+
+def test_listed_games_equal_the_chunk_games(data):
+    config = options(data).config(5)
+    games = np.array([7, 2, 130, 2])
+    for engine in ("reference", "numba"):
+        listed = listed_function(engine)(data, config, 9, games, False)
+        play = engine_function(engine)
+        for index, game in enumerate(games):
+            single = play(data, config, 9, int(game), 1, False)
+            for name, column in single.seats.items():
+                np.testing.assert_array_equal(listed.seats[name][2 * index:2 * index + 2], column, err_msg=name)
+    reference, fast = (listed_function(engine)(data, config, 9, games, True) for engine in ("reference", "numba"))
+    for name, column in reference.rounds.items():
+        np.testing.assert_array_equal(fast.rounds[name], column, err_msg=name)
+    assert len(reference.rounds["game"]) == len(games) * 7
+
+
+def test_a_chapter_is_its_own_game(data, rules):
+    result = cp.run_campaigns(data, rules, options(data, campaigns=4, chapters=2))
+    play = engine_function("reference")
+    chunk = play(data, options(data).config(int(result.level[3, 1])), cp.campaign_seed(5), 3 * cp.MAX_CHAPTERS + 1,
+                 1, False)
+    assert result.game[3, 1] == 3 * cp.MAX_CHAPTERS + 1
+    np.testing.assert_array_equal(result.games["score_total"][3, 1], chunk.seats["score_total"])
+
+
+def test_same_seed_same_campaigns_and_policies_share_games(data, rules):
+    adjust = cp.run_campaigns(data, rules, options(data, "adjust"))
+    again = cp.run_campaigns(data, rules, options(data, "adjust"))
+    keep = cp.run_campaigns(data, rules, options(data, "keep"))
+    for name in cp.GAME_FIELDS:
+        np.testing.assert_array_equal(adjust.games[name], again.games[name])
+        np.testing.assert_array_equal(adjust.games[name][:, 0], keep.games[name][:, 0])  # chapter 1: same games
+    np.testing.assert_array_equal(adjust.game, keep.game)
+    assert (keep.level == 5).all() and (abs(adjust.level[:, 1] - 5) == 1).all()  # adjust always moves
+    # Campaign i does not depend on how many campaigns were played.
+    fewer = cp.run_campaigns(data, rules, options(data, "adjust", campaigns=3))
+    np.testing.assert_array_equal(fewer.sp_total, adjust.sp_total[:3])
+    other_seed = cp.run_campaigns(data, rules, options(data, "adjust", seed=6))
+    assert not np.array_equal(other_seed.games["score_total"], adjust.games["score_total"])
+
+
+def test_sp_totals_add_up(data, rules):
+    result = cp.run_campaigns(data, rules, options(data, "keep", campaigns=6))
+    luna_won = result.games["rank"][:, :, 1] == 1
+    # keep: Luna gets +2 after every chapter but the last that she did not win, and always her +1 marker SP.
+    assert (result.sp_level[:, :-1, 1] == np.where(luna_won[:, :-1], 0, 2)).all()
+    assert (result.sp_level[:, -1] == 0).all() and (result.sp_level[:, :, 0] == 0).all()
+    assert (result.sp_bonus[:, :, 1] == 1).all()
+    assert (result.sp_total == (result.sp_rank + result.sp_bonus + result.sp_level).sum(axis=1)).all()
+    assert np.allclose(result.campaign_won.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("policy", ["adjust", "toward:0.5", "levels:4,4,8"])
+def test_engines_play_identical_campaigns(data, rules, policy):
+    seats = "scripted:shares,scripted:tank,luna"
+    reference = cp.run_campaigns(data, rules, options(data, policy, campaigns=10, seats=seats, start=4))
+    fast = cp.run_campaigns(data, rules, options(data, policy, campaigns=10, seats=seats, start=4, engine="numba"))
+    assert reference.win_rate == fast.win_rate
+    for name in ("game", "level", "choice", "sp_rank", "sp_bonus", "sp_level"):
+        np.testing.assert_array_equal(getattr(reference, name), getattr(fast, name), err_msg=name)
+    for name in cp.GAME_FIELDS:
+        np.testing.assert_array_equal(reference.games[name], fast.games[name], err_msg=name)
+
+
+# ---------------------------------------------------------------- the command line
+
+def campaign(tmp_path, *extra: str, name: str = "camp") -> tuple[int, str]:
+    out = tmp_path / name
+    code = main(["campaign", "--seats", SEATS, "--campaigns", "6", "--chapters", "3", "--seed", "4", "--quiet",
+                 "--engine", "reference", "--out", str(out), *extra])
+    return code, out
+
+
+def test_campaign_command_writes_its_directory(tmp_path, capsys):
+    code, out = campaign(tmp_path)
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "Luna plays the last chapter most often at level" in printed and "wins the campaign in" in printed
+    chapters = pd.read_parquet(out / "chapters.parquet")
+    campaigns = pd.read_parquet(out / "campaigns.parquet")
+    assert len(chapters) == 6 * 3 * 2 and len(campaigns) == 6 * 2
+    assert chapters.groupby(["campaign", "seat"]).sp.sum().to_numpy().tolist() == campaigns.sp_total.tolist()
+    assert (chapters[chapters.chapter == 1].level == 5).all()
+    assert pd.read_csv(out / "campaigns.csv").equals(campaigns)
+    levels = pd.read_csv(out / "tables" / "level_by_chapter.csv")
+    assert np.allclose(levels[[f"level_{level}" for level in range(9)]].sum(axis=1), 1.0)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["policy"] == "adjust" and manifest["config"]["seats"] == ["scripted:balanced", "luna"]
+    html = (out / "report.html").read_text()
+    assert "Where Luna settles" in html and "data:image/png;base64" in html
+    assert (out / "figures" / "level_trajectories.png").exists() and (out / "report.md").exists()
+    # The same command again gives the same numbers, replacing the directory whole.
+    first = pd.read_parquet(out / "chapters.parquet")
+    assert campaign(tmp_path)[0] == 0
+    assert pd.read_parquet(out / "chapters.parquet").equals(first)
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--chapters", "0"], "--chapters: must be 1-64, got 0"),
+    (["--policy", "sometimes"], "--policy: unknown policy 'sometimes'"),
+    (["--policy", "toward:1.5"], "p in toward:<p> must be between 0 and 1"),
+    (["--policy", "levels:5,4"], "gives 2 levels for 3 chapters"),
+    (["--policy", "levels:5,4,12"], "levels must be 0-8"),
+    (["--start-level", "9"], "--start-level: must be 0-8, got 9"),
+    (["--campaigns", "0"], "--campaigns: must be at least 1"),
+    (["--seats", "scripted:balanced"], "exactly one Luna seat"),
+    (["--seats", "scripted:balanced,luna:5"], "write luna"),
+])
+def test_campaign_command_bad_input(tmp_path, capsys, extra, message):
+    code, out = campaign(tmp_path, *extra)
+    error = capsys.readouterr().err
+    assert code == 2 and error.count("\n") == 1 and message in error
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_campaign_command_refuses_a_foreign_directory(tmp_path, capsys):
+    (tmp_path / "camp").mkdir()
+    (tmp_path / "camp" / "notes.txt").write_text("mine")
+    code, out = campaign(tmp_path)
+    assert code == 2 and "refusing to replace it" in capsys.readouterr().err
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_reference_chunks_keep_large_game_numbers_exact(data):
+    # The chunk function plays through the listed one; game numbers must stay integers all the way.
+    chunk = engine_function("reference")(data, options(data).config(5), 9, 2**62 + 1, 1, False)
+    assert chunk.seats["game"].tolist() == [2**62 + 1, 2**62 + 1]
