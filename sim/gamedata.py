@@ -251,6 +251,9 @@ class LunaData(_Strict):
                     raise ValueError(
                         f"levels.{name}.research_tokens: {token} is off the research track "
                         f"(1-{self.board.research_max})")
+            for track, tokens in (("helium_tokens", level.helium_tokens), ("research_tokens", level.research_tokens)):
+                if len(set(tokens)) != len(tokens):  # one space holds one token; the second would never fire
+                    raise ValueError(f"levels.{name}.{track}: a position appears twice in {tokens}")
             if level.start_helium > self.board.tank_max or level.start_research > self.board.research_max:
                 raise ValueError(f"levels.{name}: start position off the track")
         return self

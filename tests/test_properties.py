@@ -83,8 +83,8 @@ def _optional(**fields: st.SearchStrategy) -> st.SearchStrategy[dict[str, Any]]:
 
 levels = st.dictionaries(st.sampled_from([str(level) for level in LEVELS]), _optional(
     grade2=st.booleans(), slot_switches=st.booleans(),
-    helium_tokens=st.lists(st.integers(1, TANK), max_size=4),
-    research_tokens=st.lists(st.integers(1, RESEARCH), max_size=4),
+    helium_tokens=st.lists(st.integers(1, TANK), max_size=4, unique=True),
+    research_tokens=st.lists(st.integers(1, RESEARCH), max_size=4, unique=True),
     start_helium=st.integers(0, TANK), start_research=st.integers(0, RESEARCH)), max_size=3)
 luna_cards = st.lists(st.fixed_dictionaries({
     "id": st.sampled_from(CARD_IDS),
@@ -239,6 +239,8 @@ unknown_key = st.one_of(
     letters.map(lambda text: {f"zz_{text}": {"a": 1}}),
 )
 duplicated_id = st.one_of(
+    st.tuples(level_key, st.sampled_from(["helium_tokens", "research_tokens"]), st.integers(1, RESEARCH)).map(
+        lambda args: _at(["luna", "levels", args[0], args[1]], [args[2], args[2]])),  # two tokens on one space
     st.sampled_from(CARD_IDS).map(lambda card: _at(["luna", "cards"], [{"id": card}, {"id": card}])),
     st.sampled_from(ACTION_CARD_IDS).map(
         lambda card: _at(["moon", "action_cards", "cards"], [{"id": card, "price": 1}, {"id": card, "price": 2}])),
