@@ -32,6 +32,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.plotting import plot_style
+from sim.crashpoints import crash_point
 
 
 def _umask_file_mode() -> int:
@@ -91,6 +92,9 @@ class ReportFiles:
 # Writing files
 
 
+TEMPORARY_SUFFIX = ".tmp"  # atomic_write's temporary files: ".<name>.<random>.tmp" beside the destination
+
+
 def atomic_write(path: str | Path, content: bytes | str) -> Path:
     """Write a file atomically: a temporary file in the same directory, then ``os.replace``.
 
@@ -110,7 +114,8 @@ def atomic_write(path: str | Path, content: bytes | str) -> Path:
     destination.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8") if isinstance(content, str) else content
     # Same directory as the destination: os.replace is only atomic within one file system.
-    handle, temporary = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".tmp", dir=destination.parent)
+    handle, temporary = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=TEMPORARY_SUFFIX,
+                                         dir=destination.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
@@ -118,6 +123,7 @@ def atomic_write(path: str | Path, content: bytes | str) -> Path:
             os.fsync(stream.fileno())
         # mkstemp creates the file private (0600); give it the mode a plain open() would.
         os.chmod(temporary, _FILE_MODE)
+        crash_point("file-written")
         os.replace(temporary, destination)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -324,6 +326,33 @@ def command_parity(args: argparse.Namespace) -> int:
     return 0
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def clamp_workers(args: argparse.Namespace) -> None:
+    """Refuse ``--workers`` below 1; lower it to the usable CPUs for local runs (more only add memory)."""
+    workers = getattr(args, "workers", None)
+    if workers is None:
+        return
+    if workers < 1:  # checked here too because parity plays in this process and never reads it
+        raise ConfigError(f"--workers: must be at least 1, got {workers}")
+    cpus = usable_cpus()
+    if workers > cpus and getattr(args, "backend", "local") == "local":  # Dask workers live on other machines
+        sys.stderr.write(f"luna-balance: --workers: {workers} is more than the {cpus} usable CPU(s); using {cpus}\n")
+        args.workers = cpus
+
+
+def _os_problem(error: OSError) -> str:
+    """A failed write or read (disk full, file-size limit, permissions) as ``path: problem``."""
+    path = error.filename or ""
+    problem = error.strerror or str(error)
+    return f"{path}: {problem}" if path else problem
+
+
 def command_runs_report(args: argparse.Namespace) -> int:
     from analysis.report import render_study
 
@@ -333,6 +362,8 @@ def command_runs_report(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if hasattr(signal, "SIGXFSZ"):  # over a file-size limit a write should fail (EFBIG), not kill the process
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     parser = build_parser()
     args = parser.parse_args(argv)
     set_compile_notice(not getattr(args, "quiet", False))
@@ -340,6 +371,7 @@ def main(argv: list[str] | None = None) -> int:
                 "report": command_report, "parity": command_parity, "runs-report": command_runs_report,
                 "campaign": command_campaign}
     try:
+        clamp_workers(args)
         return handlers[args.command](args)
     except DataError as error:
         for line in error.problems:
@@ -347,6 +379,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except (ConfigError, ValueError, FileExistsError) as error:
         sys.stderr.write(f"luna-balance: {error}\n")
+        return EXIT_USAGE
+    except OSError as error:  # every writer cleans up after itself, so nothing half-written is left
+        sys.stderr.write(f"luna-balance: {_os_problem(error)}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
         sys.stderr.write("luna-balance: interrupted; nothing half-written was left behind\n")

@@ -251,6 +251,9 @@ class LunaData(_Strict):
                     raise ValueError(
                         f"levels.{name}.research_tokens: {token} is off the research track "
                         f"(1-{self.board.research_max})")
+            for track, tokens in (("helium_tokens", level.helium_tokens), ("research_tokens", level.research_tokens)):
+                if len(set(tokens)) != len(tokens):  # one space holds one token; the second would never fire
+                    raise ValueError(f"levels.{name}.{track}: a position appears twice in {tokens}")
             if level.start_helium > self.board.tank_max or level.start_research > self.board.research_max:
                 raise ValueError(f"levels.{name}: start position off the track")
         return self
@@ -487,6 +490,10 @@ def merge_overlay(base: Any, overlay: Any, where: str = "") -> Any:
             and all(isinstance(item, dict) and "id" in item for item in base + overlay)):
         merged = copy.deepcopy(base)
         index = {item["id"]: position for position, item in enumerate(base)}
+        given = [item["id"] for item in overlay]
+        twice = next((item_id for position, item_id in enumerate(given) if item_id in given[:position]), None)
+        if twice is not None:  # the second entry would silently undo part of the first
+            raise DataError([f"{where.rstrip('.')}: id {twice!r} is given twice"])
         for item in overlay:
             if item["id"] not in index:
                 raise DataError([f"{where.rstrip('.')}: no entry with id {item['id']!r} to replace"])

@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC, Chunk, Columns
 from sim.config import GameConfig
 from sim.constants import BACKENDS, DEFAULT_CHUNK_GAMES
+from sim.crashpoints import crash_point
 from sim.engines import PlayChunk, check_engine, engine_function
 from sim.gamedata import GameData
 from sim.summary import StreamingSummary
@@ -184,11 +185,15 @@ def replace_directory(temporary: Path, out: Path) -> None:
         if any(out.iterdir()) and not (out / "manifest.json").exists():  # appeared while the games were played
             raise OutputPathError(f"{out}: exists and is not a run directory; refusing to replace it")
         old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        crash_point("part-moving")
         os.replace(out, old)
         os.replace(temporary, out)
+        crash_point("part-moved")
         shutil.rmtree(old)
     else:
+        crash_point("part-moving")
         os.replace(temporary, out)
+        crash_point("part-moved")
 
 
 def _chunks(play: PlayChunk, data: GameData, config: GameConfig, options: RunOptions,
@@ -298,6 +303,7 @@ def _consume_all(chunks: Iterable[tuple[int, Chunk]], consumers: Sequence[ChunkC
     def consume(chunk: Chunk) -> None:
         for consumer in consumers:
             consumer.consume(chunk)
+        crash_point("chunk-written")
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="luna-consumer") as pool:
         pending: tuple[int, Future] | None = None

@@ -21,6 +21,7 @@ from typing import Any
 from analysis.render import ReportFiles, atomic_write
 from analysis.schema import BASE_VARIANT
 from analysis.study.content import render_study_dir
+from analysis.study.lock import holding_study_lock
 from analysis.study.parity_step import run_parity
 from analysis.study.plan import (
     DEFAULT_GAMES,
@@ -150,6 +151,7 @@ def run_simulation(*args: Any, **kwargs: Any) -> Path:
     return simulate(*args, **kwargs)
 
 
+@holding_study_lock  # one study process per directory; see analysis/study/lock.py
 def run_study(
     name: str = DEFAULT_NAME,
     games: int = DEFAULT_GAMES,

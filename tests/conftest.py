@@ -1,0 +1,19 @@
+"""Hypothesis profiles for the property tests (tests/test_properties.py).
+
+``ci`` (the default): few examples, a fixed derandomized sequence so a CI run is repeatable, no
+example database written. ``thorough`` for a local run: many more examples, random, with the usual
+database under ``.hypothesis/`` so a failure found once is tried first next time. Select one with
+``HYPOTHESIS_PROFILE=thorough``. No deadline in either: the first example compiles the numba engine.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_SLOW_EXAMPLES = [HealthCheck.too_slow, HealthCheck.data_too_large]
+settings.register_profile("ci", max_examples=15, deadline=None, derandomize=True, database=None,
+                          suppress_health_check=_SLOW_EXAMPLES)
+settings.register_profile("thorough", max_examples=400, deadline=None, suppress_health_check=_SLOW_EXAMPLES)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
