@@ -126,7 +126,7 @@ def _load_reference_listed() -> PlayListed:
 
 
 def _load_numba_listed() -> PlayListed:
-    from sim.fast.listed import play_listed_numba
+    from sim.fast.kernel import play_listed_numba
 
     return play_listed_numba
 

@@ -24,8 +24,8 @@ _STATE_BYTES = STATE_DTYPE.itemsize
 
 
 @jit
-def _play_block(tables, seed, first_game, detail, first, stop, out_int, out_won, out_rounds):
-    """Play the chunk's games ``first .. stop - 1`` with one state record, into the output columns."""
+def _play_block(tables, seed, games, detail, first, stop, out_int, out_won, out_rounds):
+    """Play the chunk's games ``games[first:stop]`` with one state record, into the output columns."""
     t = tables[0]
     # Row 0 is the game's state, row 1 the template each game starts from: a game is reset by copying
     # the template's reset fields (state.RESET_BYTES) over the state.
@@ -33,7 +33,7 @@ def _play_block(tables, seed, first_game, detail, first, stop, out_int, out_won,
     st = memory[0].view(STATE_DTYPE)[0]
     setup_template(t, memory[1].view(STATE_DTYPE)[0])
     for index in range(first, stop):
-        game = first_game + index
+        game = games[index]
         memory[0, :RESET_BYTES] = memory[1, :RESET_BYTES]
         play_game(t, st, seed, game, detail)
         # Only this loop touches the output arrays: numba reference-counts an array at every call it
@@ -53,9 +53,9 @@ def _play_block(tables, seed, first_game, detail, first, stop, out_int, out_won,
 
 
 @jit
-def _block_count(tables, out_won):
-    """The number of ``BLOCK_GAMES`` blocks in a chunk of ``out_won.shape[0] // n_seats`` games."""
-    count = out_won.shape[0] // tables[0].n_seats
+def _block_count(games):
+    """The number of games of a chunk and of its ``BLOCK_GAMES`` blocks."""
+    count = games.shape[0]
     return count, (count + BLOCK_GAMES - 1) // BLOCK_GAMES
 
 
@@ -64,18 +64,18 @@ def _block_count(tables, out_won):
 # share one cache entry and whichever variant compiled first would be loaded for both (issue 9).
 
 @jit
-def _play_games(tables, seed, first_game, detail, out_int, out_won, out_rounds):
+def _play_games(tables, seed, games, detail, out_int, out_won, out_rounds):
     """Serial driver: every block of the chunk in order (arguments as :func:`_play_games_parallel`)."""
-    count, blocks = _block_count(tables, out_won)
+    count, blocks = _block_count(games)
     for block in range(blocks):
         first = block * BLOCK_GAMES
-        _play_block(tables, seed, first_game, detail, first, min(count, first + BLOCK_GAMES), out_int, out_won,
+        _play_block(tables, seed, games, detail, first, min(count, first + BLOCK_GAMES), out_int, out_won,
                     out_rounds)
 
 
 @jit_parallel
-def _play_games_parallel(tables, seed, first_game, detail, out_int, out_won, out_rounds):
-    """Play games ``first_game .. first_game + count - 1`` into preallocated columns, a block per prange step.
+def _play_games_parallel(tables, seed, games, detail, out_int, out_won, out_rounds):
+    """Play the games numbered ``games`` into preallocated columns, a block per prange step.
 
     Parameters
     ----------
@@ -83,8 +83,9 @@ def _play_games_parallel(tables, seed, first_game, detail, out_int, out_won, out
         The compiled data and configuration (:func:`sim.tables.compile_tables`).
     seed : uint64
         The run seed modulo 2**64.
-    first_game : int64
-        Game number of the chunk's first game.
+    games : int64 array, shape (count,)
+        The game number of each of the chunk's games, in row order (a range for a run; scattered for a
+        campaign, whose chapters keep their game numbers).
     detail : bool
         Fill ``out_rounds``.
     out_int : int64 array, shape (len(SEAT_INT_COLUMNS), count * n_seats)
@@ -97,10 +98,10 @@ def _play_games_parallel(tables, seed, first_game, detail, out_int, out_won, out
     Each block of ``BLOCK_GAMES`` games is one iteration of the loop; every game draws only from its
     own streams, so neither the blocks nor the threads change any result.
     """
-    count, blocks = _block_count(tables, out_won)
+    count, blocks = _block_count(games)
     for block in numba.prange(blocks):
         first = block * BLOCK_GAMES
-        _play_block(tables, seed, first_game, detail, first, min(count, first + BLOCK_GAMES), out_int, out_won,
+        _play_block(tables, seed, games, detail, first, min(count, first + BLOCK_GAMES), out_int, out_won,
                     out_rounds)
 
 
@@ -148,15 +149,46 @@ def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: 
         raise ValueError(f"count must be at least 0, got {count}")
     if first_game < 0 or first_game + count > 2**63:
         raise ValueError(f"first_game must be a non-negative game number, got {first_game}")
+    return play_games_numba(data, config, seed, np.int64(first_game) + np.arange(count, dtype=np.int64), detail)
+
+
+def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.ndarray, detail: bool) -> Chunk:
+    """Play the games numbered ``games`` (validated non-negative int64, in row order) with the numba engine.
+
+    The rows are those of :func:`play_chunk_numba` for each game, in the order given; repeats play the
+    same game again.
+    """
     tables = compile_tables(data, config)
+    count = games.shape[0]
     rows = count * len(config.seats)
     round_rows = count * len(config.luna_seats) * config.rounds if detail else 0
     out_int = np.empty((N_INT_COLUMNS, rows), dtype=np.int64)
     out_won = np.empty(rows, dtype=np.float64)
     out_rounds = np.empty((N_ROUND_COLUMNS, round_rows), dtype=np.int64)
-    kernel = driver_for(count)
-    kernel(tables, np.uint64(seed & MASK64), np.int64(first_game), bool(detail), out_int, out_won, out_rounds)
+    driver_for(count)(tables, np.uint64(seed & MASK64), games, bool(detail), out_int, out_won, out_rounds)
     ints = dict(zip(SEAT_INT_COLUMNS, out_int, strict=True))
     seats = {name: out_won if name == "won" else ints[name] for name in ("game", "seat", *SEAT_NUMERIC)}
     rounds = dict(zip(ROUND_NUMERIC, out_rounds, strict=True)) if detail else None
     return Chunk(seats=seats, rounds=rounds)
+
+
+def play_listed_numba(data: GameData, config: GameConfig, seed: int, games: np.ndarray, detail: bool) -> Chunk:
+    """Play the games numbered ``games`` (in that order) with the numba engine: a campaign's chapters.
+
+    Parameters
+    ----------
+    data, config, seed, detail
+        As for :func:`sim.fast.kernel.play_chunk_numba`.
+    games : array of int
+        Game numbers, each in ``[0, 2**63)``; repeats are allowed and play the same game again.
+
+    Returns
+    -------
+    Chunk
+        The rows of ``play_chunk_numba`` for each listed game, in the order listed: the same columns,
+        dtypes and numbers as ``play_chunk_numba(data, config, seed, g, 1, detail)`` for each ``g``.
+    """
+    games = np.asarray(games, dtype=np.int64).reshape(-1)
+    if games.size and games.min() < 0:
+        raise ValueError(f"games must be non-negative game numbers, got {int(games.min())}")
+    return play_games_numba(data, config, seed, games, detail)
