@@ -102,6 +102,8 @@ def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar or messages")
     parser.add_argument("--results-dir", default=DEFAULT_RESULTS,
                         help="parent directory of the study (default %(default)s)")
+    parser.add_argument("--keep-games", action="store_true",
+                        help="also keep every part's per-game rows (seats.parquet, luna_rounds.parquet)")
 
 
 def study_command_line(args: argparse.Namespace) -> str:
@@ -113,6 +115,8 @@ def study_command_line(args: argparse.Namespace) -> str:
     if args.engine:
         words += ["--engine", args.engine]
     words += ["--results-dir", args.results_dir]
+    if args.keep_games:
+        words.append("--keep-games")
     return " ".join(words)
 
 
@@ -123,7 +127,7 @@ def command_study(args: argparse.Namespace) -> int:
     try:
         files = run_study(name=args.name, games=args.games, levels=levels, seed=args.seed, variants=args.variant,
                           engine=args.engine, workers=args.workers, quiet=args.quiet, results_dir=args.results_dir,
-                          command=study_command_line(args))
+                          command=study_command_line(args), keep_games=args.keep_games)
     except StudyInterrupted as interrupted:
         sys.stderr.write(f"luna-balance: {interrupted}\n")
         return 130

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -69,6 +70,14 @@ class RunOptions:
             raise ValueError(f"--backend: unknown backend {self.backend!r} ({' or '.join(BACKENDS)})")
         if self.backend == "dask" and not self.scheduler:
             raise ValueError("--backend dask needs --scheduler ADDRESS")
+
+
+class ChunkReducer(Protocol):
+    """Something that sees every chunk of a run and writes its own files beside the run's (a study's summary)."""
+
+    def update(self, chunk: Chunk) -> None: ...
+
+    def write(self, directory: Path) -> None: ...
 
 
 class OutputPathError(ValueError):
@@ -182,12 +191,15 @@ def _chunks(play: PlayChunk, data: GameData, config: GameConfig, options: RunOpt
 
 
 def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out: str | Path,
-                   progress: Callable[[int], None] | None = None, extra_manifest: dict | None = None) -> Path:
+                   progress: Callable[[int], None] | None = None, extra_manifest: dict | None = None,
+                   reducer: ChunkReducer | None = None, write_games: bool = True) -> Path:
     """Play ``options.games`` games of ``config`` and write the run directory ``out``.
 
     Games are numbered 0 .. games-1; game ``g`` always draws from the streams of (seed, g), so the
     result does not depend on the chunk size, the workers or the backend. ``progress`` is called with
     the number of games of each finished chunk; ``extra_manifest`` adds top-level keys to the manifest.
+    ``reducer`` gets every chunk in game order and writes its files into the run directory before the
+    manifest (so they are part of the atomic result); ``write_games=False`` skips the per-game parquet files.
 
     Raises
     ------
@@ -204,8 +216,11 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
         bounds = list(chunk_bounds(options.games, options.chunk_size))
         chunks = _chunks(play, data, config, options, bounds)
         for (_, count), chunk in zip(bounds, chunks, strict=True):
-            if summary is not None:
-                summary.update(chunk.seats)
+            if reducer is not None:
+                reducer.update(chunk)
+            if summary is not None or not write_games:
+                if summary is not None:
+                    summary.update(chunk.seats)
                 if progress is not None:
                     progress(count)
                 continue
@@ -224,10 +239,12 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
             aggregate, histograms = summary.tables(config)
             pq.write_table(aggregate, temporary / "aggregate.parquet")
             pq.write_table(histograms, temporary / "histograms.parquet")
-        else:
+        if seat_writer is not None:
             seat_writer.close()
         if round_writer is not None:
             round_writer.close()
+        if reducer is not None:
+            reducer.write(temporary)
         elapsed = time.perf_counter() - started
         manifest = {
             "config": {

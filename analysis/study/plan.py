@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.schema import BASE_VARIANT, MANIFEST_FILE
+from analysis.schema import BASE_VARIANT, CATEGORY_SCORES, MANIFEST_FILE, SCORE_TOTAL
 from sim.config import DEFAULT_START_BONUS
 from sim.constants import LEVELS, MAX_LEVEL, MIN_LEVEL, ROUNDS, builtin_profiles
 
@@ -35,6 +35,12 @@ STUDY_FORMAT = 1
 #: chunk size are left out on purpose: the engines agree game for game and chunking never changes
 #: a result, so a part played with another engine is still the same part.
 MATCHED_SETTINGS = ("seats", "games", "seed", "rounds", "start_bonus", "detail")
+
+#: Version of the per-part summary files (analysis/study/summaries.py); parts summarised otherwise are stale.
+SUMMARY_FORMAT = 1
+#: Per-game columns every part keeps for pairing (Luna's seats), and those added when the study has variants.
+PAIR_COLUMNS: tuple[str, ...] = ("game", "seat", SCORE_TOTAL, "won")
+VARIANT_PAIR_COLUMNS: tuple[str, ...] = CATEGORY_SCORES
 
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _BASE_PART = re.compile(r"^(solo|duel|vs)-")
@@ -236,14 +242,23 @@ def expected_config(plan: StudyPlan, part: Part) -> dict[str, Any]:
             "start_bonus": plan.start_bonus, "detail": "rounds" if part.detail else None}
 
 
-def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: str | None = None) -> bool:
+def summary_record(plan: StudyPlan, keep_games: bool) -> dict[str, Any]:
+    """What a part's manifest records about its summary (``study.summary``): format, pair columns, games kept."""
+    pairs = [*PAIR_COLUMNS, *(VARIANT_PAIR_COLUMNS if plan.variants else ())]
+    return {"format": SUMMARY_FORMAT, "pairs": pairs, "games_kept": keep_games}
+
+
+def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: str | None = None,
+                     keep_games: bool = False) -> bool:
     """Whether ``runs/<part>`` holds a complete run of exactly this part.
 
     A run directory only gets its manifest once it is complete (it is moved into place whole), so
     a manifest with the wanted settings and overlay digest means the part needs no more work.
     ``data_digest`` (the resolved game data the part would now use) also has to match when given:
-    parts played with other rules data are stale. Both the runner (what to resume) and the report
-    (is the study complete) ask this, so it lives with the plan.
+    parts played with other rules data are stale. The part's summary must be of the current format
+    and hold the pair columns the plan needs (a study given variants later needs the score
+    categories); with ``keep_games`` the per-game files must have been kept too. Both the runner
+    (what to resume) and the report (is the study complete) ask this, so it lives with the plan.
     """
     manifest = read_json(study_dir / part.run / MANIFEST_FILE)
     if manifest is None:
@@ -252,6 +267,13 @@ def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: 
     wanted = expected_config(plan, part)
     if any(config.get(setting) != wanted[setting] for setting in MATCHED_SETTINGS):
         return False
-    if (manifest.get("study") or {}).get("overlay_digest") != part.overlay_digest:
+    study = manifest.get("study") or {}
+    if study.get("overlay_digest") != part.overlay_digest:
+        return False
+    summary = study.get("summary") or {}
+    needed = summary_record(plan, keep_games)
+    if summary.get("format") != SUMMARY_FORMAT or not set(needed["pairs"]) <= set(summary.get("pairs") or ()):
+        return False
+    if keep_games and not summary.get("games_kept"):
         return False
     return data_digest is None or (manifest.get("data") or {}).get("digest") == data_digest
