@@ -40,32 +40,6 @@ def _kind(hist: pd.DataFrame, kind: str | None) -> pd.DataFrame:
     return hist if kind is None else hist[hist["kind"] == kind]
 
 
-def _quantile(values: np.ndarray, cumulative: np.ndarray, q: float) -> float:
-    """numpy's linear-interpolation quantile of the sample whose sorted distinct values have these running counts."""
-    n = int(cumulative[-1])
-    position = q * (n - 1)
-    below = int(np.floor(position))
-    low = values[np.searchsorted(cumulative, below, side="right")]
-    high = values[np.searchsorted(cumulative, min(below + 1, n - 1), side="right")]
-    return float(low + (position - below) * (high - low))
-
-
-def _stats(values: np.ndarray, counts: np.ndarray) -> dict[str, float]:
-    n = int(counts.sum())
-    if n == 0:
-        return {"n": 0, "mean": np.nan, "sd": np.nan, "median": np.nan, "p10": np.nan, "p90": np.nan}
-    mean = float((values * counts).sum() / n)
-    sd = float(np.sqrt((counts * (values - mean) ** 2).sum() / (n - 1))) if n > 1 else np.nan
-    cumulative = np.cumsum(counts)
-    return {"n": n, "mean": mean, "sd": sd, "median": _quantile(values, cumulative, 0.5),
-            "p10": _quantile(values, cumulative, 0.1), "p90": _quantile(values, cumulative, 0.9)}
-
-
-def _merged(hist: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Counts per group and value, summed over the parts and seats a group pools; sorted by group and value."""
-    return hist.groupby([*keys, "value"], sort=True, dropna=False)["count"].sum().reset_index()
-
-
 def _group_items(table: pd.DataFrame, keys: list[str]) -> Iterable[tuple[tuple, pd.DataFrame]]:
     if not keys:
         yield (), table
@@ -74,22 +48,50 @@ def _group_items(table: pd.DataFrame, keys: list[str]) -> Iterable[tuple[tuple, 
         yield (values if isinstance(values, tuple) else (values,)), group
 
 
+def _at_rank(merged: pd.DataFrame, group: list[str], rank: pd.Series) -> pd.Series:
+    """Per group, the value at 0-based ``rank`` of the sorted sample the counts describe."""
+    cumulative = merged["_cumulative"]
+    hit = (cumulative - merged["count"] <= rank) & (cumulative > rank)
+    return merged.loc[hit].set_index(group)["value"]
+
+
 def summary_stats(hist: pd.DataFrame, by: str | Iterable[str] | None = ("level",),
                   metrics: Sequence[str] = SCORE_COLUMNS, kind: str | None = LUNA) -> pd.DataFrame:
-    """As :func:`analysis.stats.score_summary`, from value counts."""
+    """As :func:`analysis.stats.score_summary`, from value counts.
+
+    Quantiles are numpy's linear interpolation between the values at ranks ``floor(q(n-1))`` and the
+    next, both read off the running counts; the standard deviation is the two-pass one (ddof 1).
+    """
     keys = as_keys(by)
     data = _kind(hist, kind)
     data = data[data["column"].isin(metrics)]
-    merged = _merged(data, [*keys, "column"])
+    group = [*keys, "column"] if keys else ["_all", "column"]
+    if not keys:
+        data = data.assign(_all=0)
+    merged = data.groupby([*group, "value"], sort=True, dropna=False)["count"].sum().reset_index()
+    merged = merged[merged["count"] > 0].reset_index(drop=True)
+    by_group = [merged[key] for key in group]
+    weighted = merged["value"] * merged["count"]
+    merged["_cumulative"] = merged["count"].groupby(by_group, sort=False).cumsum()
+    n = merged["count"].groupby(by_group, sort=False).transform("sum")
+    mean = weighted.groupby(by_group, sort=False).transform("sum") / n
+    squares = merged["count"] * (merged["value"] - mean) ** 2
+    table = pd.DataFrame({"n": merged["count"].groupby(by_group, sort=False).sum(),
+                          "mean": weighted.groupby(by_group, sort=False).sum(),
+                          "_squares": squares.groupby(by_group, sort=False).sum()})
+    table["mean"] = table["mean"] / table["n"]
+    table["sd"] = np.sqrt(table["_squares"] / (table["n"] - 1)).where(table["n"] > 1)
+    for name, q in (("median", 0.5), ("p10", 0.1), ("p90", 0.9)):
+        position = q * (n - 1)
+        below = np.floor(position)
+        low = _at_rank(merged, group, below)
+        high = _at_rank(merged, group, np.minimum(below + 1, n - 1))
+        fraction = (position - below).groupby(by_group, sort=False).first()
+        table[name] = low + fraction * (high - low)
+    table = table.reset_index().rename(columns={"column": "metric"})
     order = {metric: index for index, metric in enumerate(metrics)}
-    rows = []
-    for values, group in _group_items(merged, keys):
-        by_metric = {metric: rows_ for metric, rows_ in group.groupby("column", sort=False)}
-        for metric in sorted(by_metric, key=order.__getitem__):
-            part = by_metric[metric]
-            summary = _stats(part["value"].to_numpy(dtype=float), part["count"].to_numpy())
-            rows.append({**dict(zip(keys, values, strict=True)), "metric": metric, **summary})
-    table = pd.DataFrame(rows, columns=[*keys, "metric", "n", "mean", "sd", "median", "p10", "p90"])
+    table = table.assign(_order=table["metric"].map(order)).sort_values([*group[:-1], "_order"], kind="stable")
+    table = table.drop(columns=["_all", "_order", "_squares"], errors="ignore").reset_index(drop=True)
     table["n"] = table["n"].astype("int64")
     table["sem"] = table["sd"] / np.sqrt(table["n"])
     return table[[*keys, "metric", *_SUMMARY_COLUMNS]]
@@ -134,27 +136,27 @@ def level_ladder(hist: pd.DataFrame, by: str | Iterable[str] | None = None, metr
     """
     keys = as_keys(by)
     data = _kind(hist, kind)
-    rows: list[dict[str, Any]] = []
-    for values, group in _group_items(data, keys):
-        runs = group.groupby("level")["run"].agg(frozenset)
-        if any(a & b for a, b in pairwise(runs)):
+    data = data[data["column"].isin([metric, "won"])]
+    runs = data.groupby([*keys, "level"], sort=True)["run"].agg(frozenset)
+    for _, levels in (runs.groupby(level=keys, sort=False) if keys else [((), runs)]):
+        if any(a & b for a, b in pairwise(levels)):
             raise ValueError("level_ladder: two levels share a part; pair them from the part's pair columns")
-        level_stats = {}
-        for level, rows_ in group.groupby("level", sort=True):
-            values_ = _merged(rows_[rows_["column"] == metric], [])
-            won = _won(contested(rows_).assign(_all=0), ["_all"])
-            level_stats[level] = (_stats(values_["value"].to_numpy(dtype=float), values_["count"].to_numpy()),
-                                  won.iloc[0] if len(won) else None)
-        for below, level in pairwise(sorted(level_stats)):
-            (upper, won_upper), (lower, won_lower) = level_stats[level], level_stats[below]
+    scores = summary_stats(data, by=[*keys, "level"], metrics=[metric], kind=None).set_index([*keys, "level"])
+    won = _won(contested(data), [*keys, "level"]).set_index([*keys, "level"])
+    rows: list[dict[str, Any]] = []
+    for values, group in _group_items(scores.reset_index(), keys):
+        for below, level in pairwise(sorted(group["level"])):
+            upper, lower = scores.loc[(*values, level)], scores.loc[(*values, below)]
             row: dict[str, Any] = {**dict(zip(keys, values, strict=True)), "level": level, "level_below": below,
-                                   "paired": False, "n": upper["n"], "n_below": lower["n"], "mean": upper["mean"],
-                                   "mean_below": lower["mean"], "diff": upper["mean"] - lower["mean"]}
+                                   "paired": False, "n": int(upper["n"]), "n_below": int(lower["n"]),
+                                   "mean": upper["mean"], "mean_below": lower["mean"],
+                                   "diff": upper["mean"] - lower["mean"]}
             row["diff_se"] = np.hypot(upper["sd"] / np.sqrt(upper["n"]), lower["sd"] / np.sqrt(lower["n"]))
             row["diff_low"], row["diff_high"] = row["diff"] - Z95 * row["diff_se"], row["diff"] + Z95 * row["diff_se"]
             row.update(win_rate=np.nan, win_rate_below=np.nan, win_diff=np.nan, win_diff_low=np.nan,
                        win_diff_high=np.nan)
-            if won_upper is not None and won_lower is not None:
+            if (*values, level) in won.index and (*values, below) in won.index:
+                won_upper, won_lower = won.loc[(*values, level)], won.loc[(*values, below)]
                 row["win_rate"] = won_upper["wins"] / won_upper["games"]
                 row["win_rate_below"] = won_lower["wins"] / won_lower["games"]
                 row["win_diff"], row["win_diff_low"], row["win_diff_high"] = _newcombe_interval(
