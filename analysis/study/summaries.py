@@ -66,7 +66,10 @@ class _Counts:
         if values.size == 0:
             return
         low = int(values.min())
-        counts = np.bincount(values - low)
+        self.add_counts(key, low, np.bincount(values - low))
+
+    def add_counts(self, key: tuple, low: int, counts: np.ndarray) -> None:
+        """Add counts of the values ``low, low + 1, ...``."""
         if key not in self.arrays:
             self.arrays[key] = (low, counts.astype(np.int64))
             return
@@ -150,10 +153,18 @@ class PartReducer:
         seat_index, round_number = rounds["seat"], rounds["round"]
         for seat in np.unique(seat_index):
             at_seat = seat_index == seat
-            for number in np.unique(round_number[at_seat]):
-                mask = at_seat & (round_number == number)
-                for name in ROUND_VALUE_COLUMNS:
-                    self.rounds.add((int(seat), int(number), name), rounds[name][mask])
+            numbers = round_number[at_seat]
+            first, last = int(numbers.min()), int(numbers.max())
+            for name in ROUND_VALUE_COLUMNS:
+                # One bincount over (round, value) per column rather than one per round.
+                values = rounds[name][at_seat]
+                low = int(values.min())
+                span = int(values.max()) - low + 1
+                counts = np.bincount((numbers - first) * span + (values - low),
+                                     minlength=(last - first + 1) * span).reshape(-1, span)
+                for offset, row in enumerate(counts):
+                    if row.any():
+                        self.rounds.add_counts((int(seat), first + offset, name), low, row)
             for slot, column in zip(SLOT_LETTERS, ROUND_CARD_COLUMNS, strict=True):
                 cards = rounds[column][at_seat]
                 self.cards.add((int(seat), slot), cards[cards >= 0])
@@ -171,12 +182,15 @@ class PartReducer:
         running = np.cumsum(reshuffles)
         before_group = np.maximum.accumulate(np.where(starts, running - reshuffles, 0))
         before = running - reshuffles - before_group  # reshuffles earlier in the same seat-game
+        span = int(rounds["round"].max(initial=0)) + 1
+        most = int(before.max(initial=0) + reshuffles.max(initial=0)) + 1
         for step in range(1, int(reshuffles.max(initial=0)) + 1):
             mask = reshuffles >= step
-            keys = np.stack([rounds["seat"][mask], before[mask] + step, rounds["round"][mask]], axis=1)
-            unique, counts = np.unique(keys, axis=0, return_counts=True)
-            for (seat, number, round_number), count in zip(unique.tolist(), counts.tolist(), strict=True):
-                key = (seat, number, round_number)
+            # (seat, k, round) as one integer, so one 1-D unique counts them.
+            keys = (rounds["seat"][mask] * most + before[mask] + step) * span + rounds["round"][mask]
+            unique, counts = np.unique(keys, return_counts=True)
+            for code, count in zip(unique.tolist(), counts.tolist(), strict=True):
+                key = (code // span // most, code // span % most, code % span)
                 self.timing[key] = self.timing.get(key, 0) + count
 
     def write(self, directory: Path) -> None:
