@@ -332,9 +332,13 @@ def load_summaries(study_dir: str | Path) -> StudySummary:
     """
     root = Path(study_dir)
     plan = read_plan(root)
-    missing = [part.name for part in plan.parts if not part_is_finished(root, plan, part)]
+    missing = [part for part in plan.parts if not part_is_finished(root, plan, part)]
     if missing:
-        raise StudyError(f"{root}: {len(missing)} part(s) not finished (first: {missing[0]}); rerun: "
+        manifest = read_json(root / missing[0].run / "manifest.json") or {}
+        why = "not finished"
+        if manifest and not (manifest.get("study") or {}).get("summary"):
+            why = "have no summary (written by an earlier version; rerunning the study plays them again)"
+        raise StudyError(f"{root}: {len(missing)} part(s) {why} (first: {missing[0].name}); rerun: "
                          f"{plan.command or 'luna-balance study ...'}")
     frames: dict[str, list[pd.DataFrame]] = {"seats": [], "rounds": [], "cards": [], "timing": []}
     files = {"seats": SEAT_SUMMARY_FILE, "rounds": ROUND_SUMMARY_FILE, "cards": CARD_SUMMARY_FILE,
