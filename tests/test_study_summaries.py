@@ -139,3 +139,18 @@ def test_findings_table_has_one_row_per_level_with_intervals():
          "+24.4 (+14.0 to +34.7)", "balanced wins %": "27.1 (19.9 to 35.7)",
          "balanced strength at parity": "1.177 (1.173 to 1.185)"},
     ]
+
+
+def test_report_of_parts_without_summaries_is_a_one_line_error(kept, tmp_path, capsys):
+    import json
+    import shutil
+
+    copy = tmp_path / "old"
+    shutil.copytree(kept, copy)
+    manifest_path = copy / read_plan(copy).parts[0].run / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    del manifest["study"]["summary"]  # as written before parts kept summaries
+    manifest_path.write_text(json.dumps(manifest))
+    assert main(["report", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert "have no summary" in err and "rerun" in err and err.count("\n") == 1
