@@ -1,4 +1,4 @@
-"""A study's report: loading every part, the study's own tables and figures, the sections around them."""
+"""A study's report: sections and figures around the summary tables; the frame-based load_study for notebooks."""
 
 from __future__ import annotations
 
