@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.schema import SCORE_COLUMNS
 from analysis.study import load_study, read_plan
 from analysis.study.content import frame_tables
 from analysis.study.findings import findings_sentences, findings_table
@@ -154,3 +155,25 @@ def test_report_of_parts_without_summaries_is_a_one_line_error(kept, tmp_path, c
     assert main(["report", str(copy)]) == 2
     err = capsys.readouterr().err
     assert "have no summary" in err and "rerun" in err and err.count("\n") == 1
+
+
+def test_a_variant_added_later_plays_only_its_own_parts(tmp_path, monkeypatch):
+    from analysis.study import runner
+
+    arguments = ["study", "--name", "v", "--results-dir", str(tmp_path), "--games", "30", "--levels", "5",
+                 "--engine", "reference", "--quiet"]
+    assert main(arguments) == 0
+    played: list[str] = []
+    real = runner.run_simulation
+
+    def recording(data, config, options, out, **keywords):
+        played.append(str(Path(out).relative_to(tmp_path / "v" / "runs")))
+        return real(data, config, options, out, **keywords)
+
+    monkeypatch.setattr(runner, "run_simulation", recording)
+    overlay = tmp_path / "late.toml"
+    overlay.write_text('[luna.levels.5]\nhelium_tokens = [15, 22]\n')
+    assert main([*arguments, "--variant", str(overlay)]) == 0
+    assert played and all(name.startswith("late/") for name in played)
+    differences = pd.read_csv(tmp_path / "v" / "tables" / "variant_differences.csv")
+    assert set(differences["metric"]) == set(SCORE_COLUMNS)  # every category pairs with the kept base parts

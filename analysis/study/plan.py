@@ -38,9 +38,10 @@ MATCHED_SETTINGS = ("seats", "games", "seed", "rounds", "start_bonus", "detail")
 
 #: Version of the per-part summary files (analysis/study/summaries.py); parts summarised otherwise are stale.
 SUMMARY_FORMAT = 1
-#: Per-game columns every part keeps for pairing (Luna's seats), and those added when the study has variants.
-PAIR_COLUMNS: tuple[str, ...] = ("game", "seat", SCORE_TOTAL, "won")
-VARIANT_PAIR_COLUMNS: tuple[str, ...] = CATEGORY_SCORES
+#: Per-game columns every part keeps for pairing (Luna's seats). The categories serve only variant
+#: differences, yet are kept always (about 1 MB per 200,000 games and part): a variant added to a finished
+#: study then pairs with the base parts as they are, instead of playing them again.
+PAIR_COLUMNS: tuple[str, ...] = ("game", "seat", SCORE_TOTAL, *CATEGORY_SCORES, "won")
 
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _BASE_PART = re.compile(r"^(solo|duel|vs)-")
@@ -242,10 +243,9 @@ def expected_config(plan: StudyPlan, part: Part) -> dict[str, Any]:
             "start_bonus": plan.start_bonus, "detail": "rounds" if part.detail else None}
 
 
-def summary_record(plan: StudyPlan, keep_games: bool) -> dict[str, Any]:
+def summary_record(keep_games: bool) -> dict[str, Any]:
     """What a part's manifest records about its summary (``study.summary``): format, pair columns, games kept."""
-    pairs = [*PAIR_COLUMNS, *(VARIANT_PAIR_COLUMNS if plan.variants else ())]
-    return {"format": SUMMARY_FORMAT, "pairs": pairs, "games_kept": keep_games}
+    return {"format": SUMMARY_FORMAT, "pairs": list(PAIR_COLUMNS), "games_kept": keep_games}
 
 
 def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: str | None = None,
@@ -256,8 +256,7 @@ def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: 
     a manifest with the wanted settings and overlay digest means the part needs no more work.
     ``data_digest`` (the resolved game data the part would now use) also has to match when given:
     parts played with other rules data are stale. The part's summary must be of the current format
-    and hold the pair columns the plan needs (a study given variants later needs the score
-    categories); with ``keep_games`` the per-game files must have been kept too. Both the runner
+    and hold the pair columns; with ``keep_games`` the per-game files must have been kept too. Both the runner
     (what to resume) and the report (is the study complete) ask this, so it lives with the plan.
     """
     manifest = read_json(study_dir / part.run / MANIFEST_FILE)
@@ -271,7 +270,7 @@ def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: 
     if study.get("overlay_digest") != part.overlay_digest:
         return False
     summary = study.get("summary") or {}
-    needed = summary_record(plan, keep_games)
+    needed = summary_record(keep_games)
     if summary.get("format") != SUMMARY_FORMAT or not set(needed["pairs"]) <= set(summary.get("pairs") or ()):
         return False
     if keep_games and not summary.get("games_kept"):

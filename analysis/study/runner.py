@@ -221,7 +221,7 @@ def run_study(
                 bar.set_postfix_str(part.name, refresh=False)
                 options = RunOptions(games=games, seed=seed, engine=engines[part.name][0], detail=part.detail,
                                      chunk_size=chunk_size(games, workers), workers=workers, overlay=part.overlay)
-                record = summary_record(plan, keep_games)
+                record = summary_record(keep_games)
                 reducer = PartReducer(configs[part.name], game_data[part.variant], record["pairs"])
                 run_simulation(game_data[part.variant], configs[part.name], options, study_dir / part.run,
                                progress=bar.update, reducer=reducer, write_games=keep_games,

@@ -16,9 +16,9 @@ gets, instead of (or, with ``--keep-games``, besides) ``seats.parquet`` and ``lu
 ``summary_timing.parquet``
     the round of each seat-game's k-th reshuffle (``seat, reshuffle, round, count``);
 ``pairs.parquet``
-    the per-game values pairing needs, for Luna's seats only: ``game, seat, score_total,
-    won_twelfths`` (``won`` × 12: 1/k for a k-way tie is a whole number of twelfths for k ≤ 4, so
-    it is stored exactly in one byte) and, when the study has variants, the score categories.
+    the per-game values pairing needs, for Luna's seats only: ``game, seat, score_total``, the seven
+    ``score_*`` categories (for variant differences) and ``won_twelfths`` (``won`` × 12: 1/k for a
+    k-way tie is a whole number of twelfths for k ≤ 4, so it is stored exactly in one byte).
 
 The files are written into the run's temporary directory before its manifest, so a part whose
 manifest exists has its summary too (the run directory is moved into place whole).
