@@ -100,7 +100,19 @@ def variant_overview(summary: StudySummary) -> pd.DataFrame:
 
 
 def study_tables(summary: StudySummary) -> dict[str, pd.DataFrame]:
-    """Every table of a study's report, computed from its summaries (names as the frame-based report's)."""
+    """Every table of a study's report, computed from its summaries (names as the frame-based report's).
+
+    Parameters
+    ----------
+    summary
+        The study's summaries (:func:`analysis.study.summaries.load_summaries`).
+
+    Returns
+    -------
+    dict
+        Table name -> DataFrame, in the order and with the content of
+        :func:`analysis.study.content.frame_tables` on the same games.
+    """
     seats = summary.seats
     luna = seats[seats["kind"] == LUNA]
     keys = [*_varying(luna, ["variant", "opponents"]), "level"]

@@ -61,6 +61,22 @@ def summary_stats(hist: pd.DataFrame, by: str | Iterable[str] | None = ("level",
 
     Quantiles are numpy's linear interpolation between the values at ranks ``floor(q(n-1))`` and the
     next, both read off the running counts; the standard deviation is the two-pass one (ddof 1).
+
+    Parameters
+    ----------
+    hist
+        Value counts (``column, value, count`` with the run and seat columns).
+    by
+        Group keys; None or ``()`` for one overall group.
+    metrics
+        Columns summarised, in the order the rows list them.
+    kind
+        Seat kind kept, None for every seat.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The keys, ``metric``, ``n``, ``mean``, ``sd``, ``sem``, ``median``, ``p10``, ``p90``.
     """
     keys = as_keys(by)
     data = _kind(hist, kind)
@@ -111,7 +127,22 @@ def contested(hist: pd.DataFrame) -> pd.DataFrame:
 
 
 def win_rates(hist: pd.DataFrame, by: str | Iterable[str] | None = ("level",), kind: str | None = LUNA) -> pd.DataFrame:
-    """As :func:`analysis.stats.win_rates`, from value counts of ``won``."""
+    """As :func:`analysis.stats.win_rates`, from value counts of ``won``.
+
+    Parameters
+    ----------
+    hist
+        Value counts; only games with at least two seats count.
+    by
+        Group keys; None or ``()`` for one overall group.
+    kind
+        Seat kind whose win rate is wanted, None for every seat.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The keys, ``games``, ``wins``, ``win_rate`` and the Wilson ``ci_low``, ``ci_high``.
+    """
     keys = as_keys(by)
     data = _kind(contested(hist), kind)
     if not keys:
@@ -133,6 +164,27 @@ def level_ladder(hist: pd.DataFrame, by: str | Iterable[str] | None = None, metr
 
     Each level of a study's ladder group comes from its own part, so no game is shared by two levels
     and the frame-based code takes the unpaired branch: difference of means, Newcombe for win rates.
+
+    Parameters
+    ----------
+    hist
+        Value counts of ``metric`` and ``won``.
+    by
+        Extra group keys besides ``level``.
+    metric
+        Score column compared.
+    kind
+        Seat kind, default Luna.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The keys and :data:`LADDER_COLUMNS`, one row per level with a level below.
+
+    Raises
+    ------
+    ValueError
+        When two levels of a group share a part (their games would have to be paired).
     """
     keys = as_keys(by)
     data = _kind(hist, kind)
@@ -345,7 +397,19 @@ def paired_differences(base: pd.DataFrame, variant: pd.DataFrame, level: dict[in
                        metrics: Sequence[str]) -> pd.DataFrame:
     """As :func:`analysis.stats.paired_differences` by level for Luna's seats, from two parts' pair columns.
 
-    ``level`` maps each Luna seat to its level (a part's seats have fixed levels).
+    Parameters
+    ----------
+    base, variant
+        The two parts' pair columns (``game, seat`` and ``metrics``).
+    level
+        Luna's level at each seat (a part's seats have fixed levels).
+    metrics
+        Columns compared.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``level, metric, n, mean_base, mean_variant, diff, sd, se, ci_low, ci_high``.
     """
     pairs = base.merge(variant, on=["game", "seat"], suffixes=("", "__variant"), validate="one_to_one")
     if pairs.empty:
@@ -369,7 +433,20 @@ def paired_differences(base: pd.DataFrame, variant: pd.DataFrame, level: dict[in
 
 
 def paired_step(upper: pd.DataFrame, lower: pd.DataFrame, metric: str = "score_total") -> dict[str, float]:
-    """Mean per-game difference upper − lower over the games both parts played, with its 95 % interval."""
+    """Mean per-game difference upper − lower over the games both parts played, with its 95 % interval.
+
+    Parameters
+    ----------
+    upper, lower
+        One Luna seat's pair columns of each part (``game`` and ``metric``).
+    metric
+        Column compared.
+
+    Returns
+    -------
+    dict
+        ``n`` (games paired), ``diff``, ``diff_low``, ``diff_high``.
+    """
     pairs = upper[["game", metric]].merge(lower[["game", metric]], on="game", suffixes=("_upper", "_lower"))
     differences = pairs[f"{metric}_upper"].to_numpy(dtype=float) - pairs[f"{metric}_lower"].to_numpy(dtype=float)
     n = len(differences)
