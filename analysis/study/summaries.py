@@ -48,6 +48,8 @@ ROUND_SUMMARY_FILE = "summary_rounds.parquet"
 CARD_SUMMARY_FILE = "summary_cards.parquet"
 TIMING_SUMMARY_FILE = "summary_timing.parquet"
 PAIRS_FILE = "pairs.parquet"
+#: The pair columns the duels and the Findings' steps read (variant differences read the categories too).
+PAIRED_TOTALS: tuple[str, ...] = ("game", "seat", "score_total", "won")
 #: ``won`` is stored in pairs.parquet in twelfths (see the module docstring).
 WON_SCALE = 12
 WON_STORED = "won_twelfths"
@@ -294,8 +296,12 @@ class StudySummary:
     timing: pd.DataFrame
     manifests: dict[str, dict[str, Any]]
 
-    def pairs(self, part: str, columns: Sequence[str] = PAIR_COLUMNS) -> pd.DataFrame:
-        """One part's pair columns (Luna's seats, one row per game and seat; ``won`` as a fraction again)."""
+    def pairs(self, part: str, columns: Sequence[str] = PAIRED_TOTALS) -> pd.DataFrame:
+        """One part's pair columns (Luna's seats, one row per game and seat; ``won`` as a fraction again).
+
+        Only the columns asked for are read: a part of millions of games is read whole, so its width
+        is the report's memory.
+        """
         run = next(item.run for item in self.plan.parts if item.name == part)
         stored = [WON_STORED if column == "won" else column for column in columns]
         frame = pq.read_table(self.root / run / PAIRS_FILE, columns=stored).to_pandas()
