@@ -60,7 +60,8 @@ __all__ = [
 
 @styled
 def plot_score_ecdf(
-    seats: pd.DataFrame, metric: str = SCORE_TOTAL, hue: str = "level", kind: str | None = LUNA
+    seats: pd.DataFrame, metric: str = SCORE_TOTAL, hue: str = "level", kind: str | None = LUNA,
+    weight: str | None = None,
 ) -> Figure:
     """Empirical cumulative distribution of a score, one line per level (or other ``hue``).
 
@@ -74,6 +75,9 @@ def plot_score_ecdf(
         Column whose values get one line each.
     kind
         Seat kind plotted, default Luna.
+    weight
+        Column counting the games each row stands for (a histogram: one row per score value);
+        None when each row is one game.
 
     Returns
     -------
@@ -81,14 +85,19 @@ def plot_score_ecdf(
         One axes with one step line per value of ``hue``.
     """
     data = select_kind(seats, kind)
-    require_columns(data, [metric, hue], "plot_score_ecdf")
+    require_columns(data, [metric, hue, *([weight] if weight else [])], "plot_score_ecdf")
     figure, axes = new_figure()
     ax = axes[0, 0]
     values = sorted(data[hue].unique())
     colors = series_colors(hue, values)
     for value in values:
         # One step per distinct score, not per game: millions of games stay a few hundred vertices.
-        scores, counts = np.unique(data.loc[data[hue] == value, metric].dropna().to_numpy(), return_counts=True)
+        rows = data[(data[hue] == value) & data[metric].notna()]
+        if weight is None:
+            scores, counts = np.unique(rows[metric].to_numpy(), return_counts=True)
+        else:
+            summed = rows.groupby(metric, sort=True)[weight].sum()
+            scores, counts = summed.index.to_numpy(), summed.to_numpy()
         shares = np.cumsum(counts) / counts.sum()
         ax.step(
             np.concatenate([scores[:1], scores]),

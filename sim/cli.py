@@ -165,6 +165,8 @@ def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar or messages")
     parser.add_argument("--results-dir", default=DEFAULT_RESULTS,
                         help="parent directory of the study (default %(default)s)")
+    parser.add_argument("--keep-games", action="store_true",
+                        help="also keep every part's per-game rows (seats.parquet, luna_rounds.parquet)")
 
 
 def study_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -205,6 +207,8 @@ def study_command_line(args: argparse.Namespace, options: dict[str, Any] | None 
     if options["backend"] != "local":
         words += ["--backend", options["backend"], "--scheduler", str(options["scheduler"])]
     words += ["--results-dir", args.results_dir]
+    if args.keep_games:
+        words.append("--keep-games")
     return " ".join(words)
 
 
@@ -216,7 +220,7 @@ def command_study(args: argparse.Namespace) -> int:
     try:
         files = run_study(name=args.name, games=args.games, levels=levels, seed=args.seed, variants=args.variant,
                           engine=args.engine, workers=args.workers, quiet=args.quiet, results_dir=args.results_dir,
-                          command=study_command_line(args, options), **options)
+                          command=study_command_line(args, options), keep_games=args.keep_games, **options)
     except StudyInterrupted as interrupted:
         sys.stderr.write(f"luna-balance: {interrupted}\n")
         return 130

@@ -325,14 +325,15 @@ def _consume_all(chunks: Iterable[tuple[int, Chunk]], consumers: Sequence[ChunkC
 
 def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out: str | Path,
                    progress: Callable[[int], None] | None = None, extra_manifest: dict | None = None,
-                   consumers: Sequence[ChunkConsumer] = ()) -> Path:
+                   consumers: Sequence[ChunkConsumer] = (), write_games: bool = True) -> Path:
     """Play ``options.games`` games of ``config`` and write the run directory ``out``.
 
     Games are numbered 0 .. games-1; game ``g`` always draws from the streams of (seed, g), so the
     result does not depend on the chunk size, the workers or the backend. ``progress`` is called with
     the number of games of each finished chunk; ``extra_manifest`` adds top-level keys to the manifest;
     ``consumers`` also receive every chunk, after the run's own files (see :class:`ChunkConsumer`; their
-    ``finish`` gets the temporary run directory, which becomes ``out``).
+    ``finish`` gets the temporary run directory, which becomes ``out``, so their files are part of the
+    atomic result); ``write_games=False`` skips the per-game parquet files (a study keeps summaries).
 
     Raises
     ------
@@ -344,9 +345,10 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
     temporary = start_output(out)
     started = time.perf_counter()
     try:
-        every_consumer = [*output_consumers(data, config, options, temporary), *consumers]
         bounds = list(chunk_bounds(options.games, options.chunk_size))
         chunks = _chunks(play, data, config, options, bounds)
+        own = output_consumers(data, config, options, temporary) if write_games or options.aggregate_only else []
+        every_consumer = [*own, *consumers]
         _consume_all(((count, chunk) for (_, count), chunk in zip(bounds, chunks, strict=True)), every_consumer,
                      progress)
         for consumer in every_consumer:

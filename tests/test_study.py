@@ -27,7 +27,9 @@ from sim.constants import LEVELS
 
 GAMES = 150
 TINY = ["--games", str(GAMES), "--levels", "4-5", "--engine", "reference", "--quiet"]
-SECTIONS = ["Runs", "Scores", "Level ladder", "Win rates", "Head to head", "Deck cycle", "Majorities and blocking"]
+SECTIONS = ["findings", "scores", "level-ladder", "win-rates", "head-to-head", "deck-cycle", "majorities"]
+SUMMARY_FILES = ("summary_seats.parquet", "pairs.parquet")
+DETAIL_FILES = ("summary_rounds.parquet", "summary_cards.parquet", "summary_timing.parquet")
 
 
 def run_cli(results: Path, *extra: str, name: str = "tiny") -> int:
@@ -60,11 +62,16 @@ def test_tiny_study_has_every_section_and_file(tiny):
     assert plan.seed == study_module.DEFAULT_SEED and plan.games == GAMES and plan.levels == (4, 5)
     assert {"solo-L4", "solo-L5", "duel-L4-L5"} <= {part.name for part in plan.parts}
     for part in plan.parts:
-        assert (tiny / part.run / "seats.parquet").is_file()
-        assert (tiny / part.run / "luna_rounds.parquet").is_file() == part.detail
+        for name in SUMMARY_FILES:
+            assert (tiny / part.run / name).is_file()
+        for name in DETAIL_FILES:
+            assert (tiny / part.run / name).is_file() == part.detail
+        # Per-game rows only with --keep-games.
+        assert not (tiny / part.run / "seats.parquet").exists()
+        assert not (tiny / part.run / "luna_rounds.parquet").exists()
     markdown = (tiny / "report.md").read_text()
-    headings = re.findall(r"^## (.+)$", markdown, flags=re.MULTILINE)
-    assert [heading for heading in headings if heading != "Contents"][: len(SECTIONS)] == SECTIONS
+    ids = re.findall(r'^<a id="([^"]+)"></a>$', markdown, flags=re.MULTILINE)
+    assert ids[: len(SECTIONS)] == SECTIONS and ids[-1] == "runs"  # the answers first, run directories last
     linked = re.findall(r"\]\(((?:figures|tables)/[^)]+)\)", markdown)
     assert any(link.endswith(".svg") for link in linked) and any(link.endswith(".csv") for link in linked)
     for link in linked:
@@ -73,7 +80,7 @@ def test_tiny_study_has_every_section_and_file(tiny):
         assert f"figures/{name}.png" in markdown
     page = (tiny / "report.html").read_text()
     assert page.count("data:image/png;base64,") == markdown.count("![") and 'src="figures/' not in page
-    assert "Variants against base" not in headings
+    assert "variants" not in ids
 
 
 def test_head_to_head_pairs_the_two_lunas(tiny):
@@ -81,8 +88,18 @@ def test_head_to_head_pairs_the_two_lunas(tiny):
 
     table = pd.read_csv(tiny / "tables" / "head_to_head.csv")
     assert table[["run", "level", "level_below", "games"]].values.tolist() == [["duel-L4-L5", 5, 4, GAMES]]
-    seats = pd.read_parquet(tiny / "runs" / "duel-L4-L5" / "seats.parquet")
-    assert table["wins"].iloc[0] == pytest.approx(seats.loc[seats.level == 5, "won"].sum())
+    pairs = pd.read_parquet(tiny / "runs" / "duel-L4-L5" / "pairs.parquet")
+    assert table["wins"].iloc[0] == pytest.approx(pairs.loc[pairs.seat == 1, "won_twelfths"].sum() / 12)
+
+
+def test_findings_open_the_report(tiny):
+    import pandas as pd
+
+    findings = pd.read_csv(tiny / "tables" / "findings.csv", keep_default_na=False)
+    assert findings["level"].tolist() == [4, 5]
+    assert findings.columns[:3].tolist() == ["level", "Luna alone: mean score", "step from level below"]
+    assert {f"{profile} wins %" for profile in study_module.scripted_profiles()} <= set(findings.columns)
+    assert findings.loc[0, "step from level below"] == "" and findings.loc[1, "step from level below"].startswith("+")
 
 
 def test_report_rebuilds_identical_tables(tiny, tmp_path, capsys):

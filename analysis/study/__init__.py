@@ -18,7 +18,8 @@ Layout of a study directory (see ``results/README.md``)::
 
     study.json                    what the study is: parameters, variants, parts, the command
     variants/<variant>.toml       copy of each overlay, so the study describes itself
-    runs/<part>/                  one run directory per part (seats.parquet, luna_rounds.parquet, manifest.json)
+    runs/<part>/                  one run directory per part: summary_*.parquet, pairs.parquet, manifest.json
+                                  (seats.parquet, luna_rounds.parquet with --keep-games)
     parity/<variant/>vs-<profile>-L<L>.json   with --parity: one strength-at-parity search each
     tables/, figures/, report.md, report.html   written by analysis.render.write_report
 
@@ -28,8 +29,17 @@ plan
     The parts, variants, defaults and ``study.json`` (no pandas: the command line reads it).
 runner
     Plays the missing parts (resume), picks the engine of each part, cleans up after dead processes.
+summaries
+    Reduces each part, chunk by chunk while it is simulated, to value counts and pair columns stored in
+    its run directory, and reads them back (:func:`load_summaries`).
+summary_tables, summary_report
+    The report's tables and figures from the summaries: the same tables as the frame-based functions
+    of :mod:`analysis.stats` / :mod:`analysis.deck` on the games loaded whole.
+findings
+    The report's first section: per-level answers and sentences on what stands out.
 content
-    Loads a finished study and builds its report: tables, figures, sections.
+    The report's sections and its writing (:func:`render_study_dir`), and :func:`load_study`, which
+    loads the games of a study kept with ``--keep-games`` for notebooks.
 parity_step
     The ``--parity`` searches (resumable, local or on Dask) and their table.
 
@@ -77,6 +87,11 @@ _LAZY = {
     "study_content": "content",
     "introduction": "content",
     "render_study_dir": "content",
+    "frame_tables": "content",
+    "load_summaries": "summaries",
+    "StudySummary": "summaries",
+    "PartReducer": "summaries",
+    "study_tables": "summary_report",
 }
 
 __all__ = [

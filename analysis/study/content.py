@@ -1,11 +1,12 @@
-"""A study's report: loading every part, the study's own tables and figures, the sections around them."""
+"""A study's report: sections and figures around the summary tables; the frame-based load_study for notebooks."""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,11 @@ from analysis import plots, report, stats
 from analysis.load import RunData, load_run
 from analysis.render import ReportFiles, Section, write_report
 from analysis.schema import BASE_VARIANT, LUNA
+from analysis.study.findings import study_findings
 from analysis.study.plan import StudyError, StudyPlan, part_is_finished, read_plan
+from analysis.study.summaries import StudySummary, load_summaries
+from analysis.study.summary_report import base_figures, study_tables
+from analysis.study.summary_tables import summary_stats
 
 
 def _compact(frame: pd.DataFrame) -> pd.DataFrame:
@@ -33,7 +38,10 @@ def _compact(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def load_study(study_dir: str | Path) -> tuple[StudyPlan, RunData]:
-    """Load every part of a finished study as one :class:`analysis.load.RunData`.
+    """Load every game of a finished study, kept with ``--keep-games``, as one :class:`analysis.load.RunData`.
+
+    For notebooks and checks: the report itself reads only the parts' summaries
+    (:func:`analysis.study.summaries.load_summaries`), in memory that does not grow with the games.
 
     The ``run`` column holds the part name (``solo-L5``, ``myvariant/solo-L5``) and ``variant`` the
     variant's name, so base and variant runs of the same configuration stay apart.
@@ -41,7 +49,7 @@ def load_study(study_dir: str | Path) -> tuple[StudyPlan, RunData]:
     Raises
     ------
     StudyError
-        When a part has no finished run (the study was interrupted and not resumed).
+        When a part has no finished run (the study was interrupted and not resumed), or kept no game rows.
     """
     root = Path(study_dir)
     plan = read_plan(root)
@@ -49,6 +57,10 @@ def load_study(study_dir: str | Path) -> tuple[StudyPlan, RunData]:
     if missing:
         raise StudyError(f"{root}: {len(missing)} part(s) not finished (first: {missing[0]}); rerun: "
                          f"{plan.command or 'luna-balance study ...'}")
+    without_games = [part.name for part in plan.parts if not part_is_finished(root, plan, part, keep_games=True)]
+    if without_games:
+        raise StudyError(f"{root}: {len(without_games)} part(s) kept no per-game rows (first: {without_games[0]}); "
+                         "rerun the study with --keep-games (keep_games=True) to load its games")
     seats, rounds, manifests = [], [], {}
     empty_rounds = None
     for part in plan.parts:
@@ -120,12 +132,6 @@ def variant_overview(data: RunData) -> pd.DataFrame:
     return table[(table["metric"] != "won") | contested].reset_index(drop=True)
 
 
-def _only_runs(data: RunData, runs: Iterable[str]) -> RunData:
-    keep = set(runs)
-    return RunData(seats=data.seats[data.seats["run"].isin(keep)], rounds=data.rounds[data.rounds["run"].isin(keep)],
-                   manifests={run: manifest for run, manifest in data.manifests.items() if run in keep})
-
-
 def _figure_name(prefix: str, variant: str) -> str:
     return f"{prefix}_{re.sub(r'[^A-Za-z0-9_-]', '_', variant)}"
 
@@ -147,28 +153,62 @@ HEAD_TO_HEAD = Section(
 )
 
 
-def study_content(plan: StudyPlan, data: RunData) -> tuple[dict[str, pd.DataFrame], dict[str, Figure],
-                                                            tuple[Section, ...], dict[str, str]]:
-    """Tables, figures, sections and captions of a study's report."""
+def frame_tables(plan: StudyPlan, data: RunData) -> dict[str, pd.DataFrame]:
+    """The report's tables computed the frame-based way, from every game loaded whole (:func:`load_study`).
+
+    The report itself computes the same tables from the parts' summaries
+    (:func:`analysis.study.summary_report.study_tables`); this stays for notebooks and as the reference the
+    tests compare the summaries with.
+    """
     tables = report.report_tables(data)
-    base_runs = [part.name for part in plan.parts if part.variant == BASE_VARIANT]
-    # The standard figures only draw the base variant anyway; variants get figures of their own
-    # below, one per variant over the solo parts, because several parts share a level.
-    figures = report.build_figures(_only_runs(data, base_runs))
-    captions = dict(report.FIGURE_CAPTIONS)
     duel_table = head_to_head(data.seats)
     if not duel_table.empty:
         tables["head_to_head"] = duel_table
+    if plan.variants:
+        tables["variant_overview"] = variant_overview(data)
+    return tables
+
+
+FINDINGS_SECTION = "findings"
+RUNS_APPENDIX = Section("runs", "Appendix: run directories", "The run directory of each part of this study.",
+                        ("runs",))
+
+
+def findings_section(sentences: list[str]) -> Section:
+    """The first section: the per-level answers and what stands out, in one screen."""
+    text = ("Per level: Luna's mean score alone, the step from the level below (mean per-game difference over the"
+            " same games, 95 % interval), each scripted opponent's win rate against her (Wilson 95 %) and, where"
+            " the study computed it, the strength at parity. ")
+    return Section(FINDINGS_SECTION, "Findings", text + " ".join(sentences), ("findings",))
+
+
+def study_content(summary: StudySummary) -> tuple[dict[str, pd.DataFrame], dict[str, Figure],
+                                                  tuple[Section, ...], dict[str, str]]:
+    """Tables, figures, sections and captions of a study's report, from its summaries."""
+    plan = summary.plan
+    tables = study_tables(summary)
+    if plan.parity:
+        from analysis.study.parity_step import parity_frame
+
+        tables["strength_at_parity"] = parity_frame(summary.root, plan)
+        base = tables["strength_at_parity"]
+        tables["parity"] = base[base["variant"] == BASE_VARIANT]  # what Findings reads; not a report table
+    findings, sentences = study_findings(summary, tables)
+    tables.pop("parity", None)
+    tables = {"findings": findings, **tables}
+    figures = base_figures(summary)
+    captions = dict(report.FIGURE_CAPTIONS)
+    if "head_to_head" in tables:
         # One duel per higher level and variant, so (level, variant) is unique as the plot needs.
-        figures["head_to_head"] = plots.plot_win_rates(duel_table, hue="variant", player="The higher level")
+        figures["head_to_head"] = plots.plot_win_rates(tables["head_to_head"], hue="variant", player="The higher level")
         captions["head_to_head"] = ("Win rate of the higher level against the level below in two-Luna games, "
                                     "Wilson 95 % intervals (50 % = no difference)")
     variant_items: list[str] = []
     if plan.variants:
-        tables["variant_overview"] = variant_overview(data)
-        solo = data.seats[data.seats["opponents"] == ""]
-        figures["variant_scores"] = plots.plot_variant_scores(stats.score_summary(solo, by=["variant", "level"],
-                                                                                  metrics=["score_total"]))
+        seats = summary.seats
+        solo = seats[seats["opponents"] == ""]
+        figures["variant_scores"] = plots.plot_variant_scores(summary_stats(solo, by=["variant", "level"],
+                                                                            metrics=["score_total"]))
         captions["variant_scores"] = "Luna alone: mean total score by level, base and variants, 95 % intervals"
         variant_items += ["variant_scores", "variant_overview"]
         differences = tables.get("variant_differences", pd.DataFrame())
@@ -185,20 +225,23 @@ def study_content(plan: StudyPlan, data: RunData) -> tuple[dict[str, pd.DataFram
                               "95 % intervals")
             variant_items.append(name)
         variant_items.append("variant_differences")
-    sections = []
+    sections = [findings_section(sentences)]
     for section in report.DEFAULT_SECTIONS:
+        if section.id == RUNS_APPENDIX.id:
+            continue
         if section.id == report.VARIANTS_SECTION:
             sections.append(Section(section.id, section.title, VARIANTS_TEXT, tuple(variant_items)))
             continue
         sections.append(section)
         if section.id == report.WIN_RATES_SECTION:
             sections.append(HEAD_TO_HEAD)
+    sections.append(RUNS_APPENDIX)
     return tables, figures, tuple(sections), captions
 
 
-def introduction(plan: StudyPlan, data: RunData) -> str:
+def introduction(plan: StudyPlan, manifests: Mapping[str, Mapping[str, Any]]) -> str:
     """The paragraph under the report's title: what was played, with which engine, and the command."""
-    engines = sorted({str((manifest.get("config") or {}).get("engine", "?")) for manifest in data.manifests.values()})
+    engines = sorted({str((manifest.get("config") or {}).get("engine", "?")) for manifest in manifests.values()})
     text = (f"{len(plan.parts)} parts of {plan.games} games each, seed {plan.seed}, levels "
             f"{', '.join(map(str, plan.levels))}, {plan.rounds} rounds, starting bonus {plan.start_bonus}, "
             f"engine {', '.join(engines)}. Every part plays the same seed, so game g starts from the same boards "
@@ -222,15 +265,12 @@ PARITY_TEXT = (
 )
 
 
-def with_parity(study_dir: str | Path, plan: StudyPlan, tables: dict[str, pd.DataFrame],
-                sections: tuple[Section, ...]) -> tuple[Section, ...]:
-    """Add the strength-at-parity table and its section (after the win rates) when the study has ``--parity``."""
-    from analysis.study.parity_step import parity_frame
+def with_parity(plan: StudyPlan, sections: tuple[Section, ...]) -> tuple[Section, ...]:
+    """Add the strength-at-parity section (after the win rates) when the study has ``--parity``."""
     from analysis.study.plan import PARITY_TOLERANCE
 
     if not plan.parity:
         return sections
-    tables["strength_at_parity"] = parity_frame(study_dir, plan)
     left_out = [profile for profile in plan.profiles if profile not in plan.parity_profiles]
     passive = f" Left out (passive: they never win): {', '.join(left_out)}." if left_out else ""
     section = Section("strength-at-parity", "Strength at parity",
@@ -241,9 +281,10 @@ def with_parity(study_dir: str | Path, plan: StudyPlan, tables: dict[str, pd.Dat
 
 
 def render_study_dir(study_dir: str | Path) -> ReportFiles:
-    """Rebuild a study's tables, figures and report from its stored runs (no simulation)."""
-    plan, data = load_study(study_dir)
-    tables, figures, sections, captions = study_content(plan, data)
-    sections = with_parity(study_dir, plan, tables, sections)
-    return write_report(study_dir, tables, figures, title=f"Luna balance study: {plan.name}",
-                        sections=sections, introduction=introduction(plan, data), captions=captions)
+    """Rebuild a study's tables, figures and report from its parts' summaries (no simulation, no game rows)."""
+    summary = load_summaries(study_dir)
+    tables, figures, sections, captions = study_content(summary)
+    sections = with_parity(summary.plan, sections)
+    return write_report(study_dir, tables, figures, title=f"Luna balance study: {summary.plan.name}",
+                        sections=sections, introduction=introduction(summary.plan, summary.manifests),
+                        captions=captions)

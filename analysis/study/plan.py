@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.schema import BASE_VARIANT, MANIFEST_FILE
+from analysis.schema import BASE_VARIANT, CATEGORY_SCORES, MANIFEST_FILE, SCORE_TOTAL
 from sim.config import DEFAULT_START_BONUS
 from sim.constants import (
     ALLOWED_ROUNDS,
@@ -56,6 +56,13 @@ STUDY_FORMAT = 1
 #: chunk size are left out on purpose: the engines agree game for game and chunking never changes
 #: a result, so a part played with another engine is still the same part.
 MATCHED_SETTINGS = ("seats", "games", "seed", "rounds", "start_bonus", "detail")
+
+#: Version of the per-part summary files (analysis/study/summaries.py); parts summarised otherwise are stale.
+SUMMARY_FORMAT = 1
+#: Per-game columns every part keeps for pairing (Luna's seats). The categories serve only variant
+#: differences, yet are kept always (about 1 MB per 200,000 games and part): a variant added to a finished
+#: study then pairs with the base parts as they are, instead of playing them again.
+PAIR_COLUMNS: tuple[str, ...] = ("game", "seat", SCORE_TOTAL, *CATEGORY_SCORES, "won")
 
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _BASE_PART = re.compile(r"^(solo|duel|vs)-")
@@ -450,14 +457,21 @@ def expected_config(plan: StudyPlan, part: Part) -> dict[str, Any]:
             "start_bonus": plan.start_bonus, "detail": "rounds" if part.detail else None}
 
 
-def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: str | None = None) -> bool:
+def summary_record(keep_games: bool) -> dict[str, Any]:
+    """What a part's manifest records about its summary (``study.summary``): format, pair columns, games kept."""
+    return {"format": SUMMARY_FORMAT, "pairs": list(PAIR_COLUMNS), "games_kept": keep_games}
+
+
+def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: str | None = None,
+                     keep_games: bool = False) -> bool:
     """Whether ``runs/<part>`` holds a complete run of exactly this part.
 
     A run directory only gets its manifest once it is complete (it is moved into place whole), so
     a manifest with the wanted settings and overlay digest means the part needs no more work.
     ``data_digest`` (the resolved game data the part would now use) also has to match when given:
-    parts played with other rules data are stale. Both the runner (what to resume) and the report
-    (is the study complete) ask this, so it lives with the plan.
+    parts played with other rules data are stale. The part's summary must be of the current format
+    and hold the pair columns; with ``keep_games`` the per-game files must have been kept too. Both the runner
+    (what to resume) and the report (is the study complete) ask this, so it lives with the plan.
     """
     manifest = read_json(study_dir / part.run / MANIFEST_FILE)
     if manifest is None:
@@ -466,7 +480,14 @@ def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: 
     wanted = expected_config(plan, part)
     if any(config.get(setting) != wanted[setting] for setting in MATCHED_SETTINGS):
         return False
-    if (manifest.get("study") or {}).get("overlay_digest") != part.overlay_digest:
+    study = manifest.get("study") or {}
+    if study.get("overlay_digest") != part.overlay_digest:
+        return False
+    summary = study.get("summary") or {}
+    needed = summary_record(keep_games)
+    if summary.get("format") != SUMMARY_FORMAT or not set(needed["pairs"]) <= set(summary.get("pairs") or ()):
+        return False
+    if keep_games and not summary.get("games_kept"):
         return False
     return data_digest is None or (manifest.get("data") or {}).get("digest") == data_digest
 

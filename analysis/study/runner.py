@@ -1,9 +1,9 @@
 """Playing a study: which parts are missing, which engine plays each, and the runs themselves.
 
-Resume: every part is written atomically by :func:`sim.run.run_simulation`, and a part whose
-``manifest.json`` already records the wanted configuration is kept as it is
-(:func:`analysis.study.plan.part_is_finished`). Running the same study again after an interruption
-therefore only plays the missing parts.
+Resume: every part is written atomically by :func:`sim.run.run_simulation`, its summary
+(:mod:`analysis.study.summaries`) inside it, and a part whose ``manifest.json`` already records the
+wanted configuration and summary is kept as it is (:func:`analysis.study.plan.part_is_finished`).
+Running the same study again after an interruption therefore only plays the missing parts.
 """
 
 from __future__ import annotations
@@ -40,7 +40,9 @@ from analysis.study.plan import (
     plan_study,
     read_json,
     read_variant,
+    summary_record,
 )
+from analysis.study.summaries import PartReducer
 from sim.config import DEFAULT_START_BONUS, GameConfig, parse_seats
 from sim.constants import DEFAULT_CHUNK_GAMES, ROUNDS
 from sim.gamedata import load_game_data
@@ -172,6 +174,7 @@ def run_study(
     parity_games: int = DEFAULT_PARITY_GAMES,
     backend: str = "local",
     scheduler: str | None = None,
+    keep_games: bool = False,
 ) -> ReportFiles:
     """Simulate the missing parts of a study and write its report.
 
@@ -216,6 +219,9 @@ def run_study(
         ``"local"`` (joblib processes) or ``"dask"`` (the cluster at ``scheduler``); results do not depend on it.
     scheduler
         Dask scheduler address, with ``backend="dask"``.
+    keep_games
+        Also keep every part's per-game rows (``seats.parquet``, ``luna_rounds.parquet``) for
+        :func:`analysis.study.load_study`; the report needs only the parts' summaries.
 
     Returns
     -------
@@ -251,7 +257,7 @@ def run_study(
     for variant in plan.variants:
         game_data[variant.name] = load_game_data(study_dir / variant.file)
     todo = [part for part in plan.parts
-            if not part_is_finished(study_dir, plan, part, game_data[part.variant].digest)]
+            if not part_is_finished(study_dir, plan, part, game_data[part.variant].digest, keep_games=keep_games)]
     kept = len(plan.parts) - len(todo)
     if kept:
         say(f"{study_dir}: keeping {kept} finished part(s); {len(todo)} to simulate")
@@ -270,11 +276,14 @@ def run_study(
                 options = RunOptions(games=games, seed=seed, engine=engines[part.name][0], detail=part.detail,
                                      chunk_size=chunk_size(games, threads), workers=workers, overlay=part.overlay,
                                      backend=plan.backend, scheduler=plan.scheduler)
+                record = summary_record(keep_games)
+                reducer = PartReducer(configs[part.name], game_data[part.variant], record["pairs"])
                 run_simulation(game_data[part.variant], configs[part.name], options, study_dir / part.run,
-                               progress=bar.update,
+                               progress=bar.update, consumers=[reducer], write_games=keep_games,
                                extra_manifest={"study": {"name": plan.name, "part": part.name,
                                                          "variant": part.variant,
-                                                         "overlay_digest": part.overlay_digest}})
+                                                         "overlay_digest": part.overlay_digest,
+                                                         "summary": record}})
         searches = plan.parity_tasks()
         if searches:
             with progress_bar(len(searches), quiet, "parity") as bar:

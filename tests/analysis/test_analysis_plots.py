@@ -54,6 +54,16 @@ def test_score_ecdf(small_study):
     assert len(ax.lines[0].get_xdata()) == level_2.nunique() + 1
 
 
+def test_score_ecdf_from_value_counts_draws_the_same_curves(small_study):
+    solo = _solo(small_study)
+    counts = solo.groupby(["level", "score_total"]).size().rename("count").reset_index()
+    from_games = _drawn(plots.plot_score_ecdf(solo)).axes[0]
+    from_counts = _drawn(plots.plot_score_ecdf(counts, weight="count", kind=None)).axes[0]
+    assert len(from_counts.lines) == len(from_games.lines) == 3
+    for line, expected in zip(from_counts.lines, from_games.lines, strict=True):
+        assert line.get_xydata().ravel().tolist() == pytest.approx(expected.get_xydata().ravel().tolist())
+
+
 def test_category_breakdown(small_study):
     summary = stats.score_summary(_solo(small_study), by="level")
     figure = _drawn(plots.plot_category_breakdown(summary))

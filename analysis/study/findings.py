@@ -1,0 +1,162 @@
+"""The report's first section: the answers to "is each level harder than the one below, and by how much?".
+
+:func:`findings_table` lays out, one row per level, Luna's mean score alone, the step from the level
+below, each scripted opponent's win rate against her and (when the study computed it) the strength at
+parity; :func:`findings_sentences` says in words what stands out. Both take plain tables, so they are
+tested on hand-built ones; :func:`study_findings` gathers those tables from a study's summaries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import pairwise
+
+import pandas as pd
+
+from analysis.schema import BASE_VARIANT, LUNA, SCORE_TOTAL, SCRIPTED
+from analysis.stats import Z95
+from analysis.study import summary_tables as st
+from analysis.study.summaries import StudySummary
+
+#: Adjacent levels whose win rates against this profile differ by less than CLOSE_WIN_RATES are named.
+REFERENCE_PROFILE = "balanced"
+CLOSE_WIN_RATES = 0.03
+STEP_COLUMNS = ["level", "level_below", "paired", "n", "diff", "diff_low", "diff_high"]
+
+
+def solo_scores(summary: StudySummary) -> pd.DataFrame:
+    """Luna alone, base variant: ``level, n, mean, low, high`` (95 % interval of the mean)."""
+    seats = summary.seats
+    alone = seats[(seats["variant"] == BASE_VARIANT) & (seats["n_seats"] == 1) & (seats["kind"] == LUNA)]
+    table = st.summary_stats(alone, by="level", metrics=[SCORE_TOTAL])
+    table["low"] = table["mean"] - Z95 * table["sem"]
+    table["high"] = table["mean"] + Z95 * table["sem"]
+    return table[["level", "n", "mean", "low", "high"]]
+
+
+def solo_steps(summary: StudySummary) -> pd.DataFrame:
+    """Step in Luna's mean score from each level to the next lower one, Luna alone, base variant.
+
+    Every part plays games 0..N-1 of the same seed, so game g of two solo parts starts from the same
+    board (common random numbers): the step is the mean per-game difference, with its paired interval.
+    """
+    parts = summary.parts
+    solo = parts[(parts["variant"] == BASE_VARIANT) & (parts["n_seats"] == 1)].sort_values("luna_level")
+    rows = []
+    for lower, upper in pairwise(solo.itertuples(index=False)):
+        step = st.paired_step(summary.pairs(upper.run), summary.pairs(lower.run))
+        rows.append({"level": upper.luna_level, "level_below": lower.luna_level, "paired": True, **step})
+    return pd.DataFrame(rows, columns=STEP_COLUMNS)
+
+
+def opponent_win_rates(summary: StudySummary) -> pd.DataFrame:
+    """Each scripted opponent's win rate against Luna alone at each level (base variant): ``opponent, level, ...``."""
+    seats = summary.seats
+    versus = seats[(seats["variant"] == BASE_VARIANT) & (seats["n_seats"] == 2) & (seats["kind"] == SCRIPTED)]
+    table = st.win_rates(versus, by=["opponents", "luna_level"], kind=SCRIPTED)
+    return table.rename(columns={"opponents": "opponent", "luna_level": "level"})
+
+
+def _interval(value: float, low: float, high: float, digits: int = 1, sign: str = "") -> str:
+    return f"{value:{sign}.{digits}f} ({low:{sign}.{digits}f} to {high:{sign}.{digits}f})"
+
+
+def findings_table(scores: pd.DataFrame, steps: pd.DataFrame, win_rates: pd.DataFrame,
+                   parity: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per level, every cell a value with its 95 % interval, for reading rather than computing.
+
+    Parameters
+    ----------
+    scores
+        ``level, mean, low, high``: Luna's mean score alone.
+    steps
+        ``level, diff, diff_low, diff_high``: the step from the level below.
+    win_rates
+        ``opponent, level, win_rate, ci_low, ci_high``: each opponent's win rate against her.
+    parity
+        Optional ``profile, level, strength, low, high``: the strength at which a profile wins half.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``level``, ``Luna alone: mean score``, ``step from level below``, ``<opponent> wins %`` per
+        opponent, ``<profile> strength at parity`` per profile with a parity result.
+    """
+    table = pd.DataFrame({"level": sorted(scores["level"].unique())})
+    by_level = scores.set_index("level")
+    table["Luna alone: mean score"] = [_interval(*by_level.loc[level, ["mean", "low", "high"]])
+                                       for level in table["level"]]
+    step_by_level = steps.set_index("level")
+    table["step from level below"] = [
+        _interval(*step_by_level.loc[level, ["diff", "diff_low", "diff_high"]], sign="+")
+        if level in step_by_level.index else "" for level in table["level"]]
+    for opponent, rows in win_rates.groupby("opponent", sort=True):
+        rates = rows.set_index("level")
+        table[f"{opponent} wins %"] = [
+            _interval(*(100 * rates.loc[level, ["win_rate", "ci_low", "ci_high"]])) if level in rates.index else ""
+            for level in table["level"]]
+    if parity is not None:
+        for profile, rows in parity.groupby("profile", sort=True):
+            found = rows.set_index("level")
+            table[f"{profile} strength at parity"] = [
+                _interval(*found.loc[level, ["strength", "low", "high"]], digits=3) if level in found.index else ""
+                for level in table["level"]]
+    return table
+
+
+def findings_sentences(steps: pd.DataFrame, win_rates: pd.DataFrame | None = None,
+                       profile: str = REFERENCE_PROFILE, close: float = CLOSE_WIN_RATES) -> list[str]:
+    """What stands out, in sentences.
+
+    Named: a step whose 95 % interval goes below zero (the level scores less than the one below) or
+    includes zero (not clearly harder); the smallest and the largest step; adjacent levels whose win
+    rates against ``profile`` differ by less than ``close``. Without anything wrong, one sentence says so.
+
+    Parameters
+    ----------
+    steps
+        ``level, level_below, diff, diff_low, diff_high`` (Luna's mean score, level minus level below).
+    win_rates
+        ``opponent, level, win_rate``; the rows of ``opponent == profile`` are used.
+    profile
+        The opponent whose win rates are compared.
+    close
+        Win-rate difference (a fraction) below which two adjacent levels are named.
+    """
+    sentences = []
+    ordered = steps.sort_values("level")
+    flagged = False
+    for step in ordered.itertuples(index=False):
+        interval = f"{step.diff:+.1f} points (95 % interval {step.diff_low:+.1f} to {step.diff_high:+.1f})"
+        if step.diff_high < 0:
+            sentences.append(f"Level {step.level} scores less than level {step.level_below}: {interval}.")
+            flagged = True
+        elif step.diff_low <= 0:
+            sentences.append(f"The step from level {step.level_below} to {step.level} is not clearly positive: "
+                             f"{interval}.")
+            flagged = True
+    if not flagged and len(ordered):
+        sentences.append("Every level scores more than the one below, each step with a 95 % interval clear of zero.")
+    if len(ordered) >= 2:
+        smallest = ordered.loc[ordered["diff"].idxmin()]
+        largest = ordered.loc[ordered["diff"].idxmax()]
+        sentences.append(f"The smallest step is {int(smallest['level_below'])}→{int(smallest['level'])} "
+                         f"({smallest['diff']:+.1f} points), the largest {int(largest['level_below'])}→"
+                         f"{int(largest['level'])} ({largest['diff']:+.1f} points).")
+    if win_rates is not None and not win_rates.empty:
+        rates = win_rates[win_rates["opponent"] == profile].sort_values("level")
+        for lower, upper in pairwise(rates.itertuples(index=False)):
+            if abs(upper.win_rate - lower.win_rate) < close:
+                sentences.append(
+                    f"Against {profile}, levels {lower.level} and {upper.level} are less than {100 * close:g} "
+                    f"percentage points apart in win rate ({100 * lower.win_rate:.1f} % and "
+                    f"{100 * upper.win_rate:.1f} %).")
+    return sentences
+
+
+def study_findings(summary: StudySummary, tables: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, list[str]]:
+    """The Findings table and sentences of a study (parity from ``tables["parity"]`` when the study has one)."""
+    steps = solo_steps(summary)
+    win_rates = opponent_win_rates(summary)
+    table = findings_table(solo_scores(summary), steps, win_rates, tables.get("parity"))
+    return table, findings_sentences(steps, win_rates)

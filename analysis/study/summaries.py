@@ -1,0 +1,365 @@
+"""Each study part reduced to a compact, mergeable summary while it is simulated.
+
+A study's report needs distributions, sums and a few paired per-game values, never whole game
+rows. So every chunk a part plays goes through a :class:`PartReducer`, and the part's run directory
+gets, instead of (or, with ``--keep-games``, besides) ``seats.parquet`` and ``luna_rounds.parquet``:
+
+``summary_seats.parquet``
+    per seat, column and value of ``seats.parquet``: the number of seat-games with that value
+    (``seat, column, value, count``). Counts per integer value are exact and add up across chunks,
+    so means, standard deviations, quantiles, ECDFs and win sums all follow from them;
+``summary_rounds.parquet``
+    the same per round for the per-round columns of detail parts (``seat, round, column, value,
+    count``);
+``summary_cards.parquet``
+    card plays per seat, slot and card id (``seat, slot, card, plays``);
+``summary_timing.parquet``
+    the round of each seat-game's k-th reshuffle (``seat, reshuffle, round, count``);
+``pairs.parquet``
+    the per-game values pairing needs, for Luna's seats only: ``game, seat, score_total``, the seven
+    ``score_*`` categories (for variant differences) and ``won_twelfths`` (``won`` × 12: 1/k for a
+    k-way tie is a whole number of twelfths for k ≤ 4, so it is stored exactly in one byte).
+
+The files are written into the run's temporary directory before its manifest, so a part whose
+manifest exists has its summary too (the run directory is moved into place whole).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from analysis.schema import LUNA
+from analysis.study.plan import PAIR_COLUMNS, StudyError, StudyPlan, part_is_finished, read_json, read_plan
+from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
+from sim.config import GameConfig
+from sim.constants import SLOT_LETTERS
+from sim.gamedata import GameData
+
+SEAT_SUMMARY_FILE = "summary_seats.parquet"
+ROUND_SUMMARY_FILE = "summary_rounds.parquet"
+CARD_SUMMARY_FILE = "summary_cards.parquet"
+TIMING_SUMMARY_FILE = "summary_timing.parquet"
+PAIRS_FILE = "pairs.parquet"
+#: The pair columns the duels and the Findings' steps read (variant differences read the categories too).
+PAIRED_TOTALS: tuple[str, ...] = ("game", "seat", "score_total", "won")
+#: ``won`` is stored in pairs.parquet in twelfths (see the module docstring).
+WON_SCALE = 12
+WON_STORED = "won_twelfths"
+#: Per-round columns summarised by value (card columns are summarised as card plays instead).
+ROUND_VALUE_COLUMNS: tuple[str, ...] = tuple(
+    name for name in ROUND_NUMERIC if name not in ("game", "seat", "round", *ROUND_CARD_COLUMNS))
+
+
+class _Counts:
+    """Counts per integer value of many keyed columns, kept as offset numpy arrays so chunks add cheaply."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[tuple, tuple[int, np.ndarray]] = {}
+
+    def add(self, key: tuple, values: np.ndarray) -> None:
+        if values.size == 0:
+            return
+        low = int(values.min())
+        self.add_counts(key, low, np.bincount(values - low))
+
+    def add_counts(self, key: tuple, low: int, counts: np.ndarray) -> None:
+        """Add counts of the values ``low, low + 1, ...``."""
+        if key not in self.arrays:
+            self.arrays[key] = (low, counts.astype(np.int64))
+            return
+        old_low, old = self.arrays[key]
+        new_low = min(low, old_low)
+        size = max(old_low + old.size, low + counts.size) - new_low
+        merged = np.zeros(size, dtype=np.int64)
+        merged[old_low - new_low:old_low - new_low + old.size] += old
+        merged[low - new_low:low - new_low + counts.size] += counts
+        self.arrays[key] = (new_low, merged)
+
+    def rows(self) -> tuple[list[tuple], np.ndarray, np.ndarray]:
+        """Keys (one per row), values and counts of every value seen, keys sorted."""
+        keys: list[tuple] = []
+        values, counts = [], []
+        for key in sorted(self.arrays):
+            low, array = self.arrays[key]
+            present = np.flatnonzero(array)
+            keys += [key] * present.size
+            values.append(present + low)
+            counts.append(array[present])
+        if not keys:
+            return [], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return keys, np.concatenate(values), np.concatenate(counts)
+
+
+class PartReducer:
+    """Reduces the chunks of one part to its summary files (give it to :func:`sim.run.run_simulation`).
+
+    Parameters
+    ----------
+    config
+        The part's configuration (which seat is whose).
+    data
+        The game data played (card ids).
+    pairs
+        The per-game columns to keep for Luna's seats (:func:`analysis.study.plan.summary_record`).
+    """
+
+    def __init__(self, config: GameConfig, data: GameData, pairs: Sequence[str] = PAIR_COLUMNS) -> None:
+        self.config = config
+        self.card_ids = [card.id for card in data.luna.cards]
+        self.pair_names = tuple(pairs)
+        self.seats = _Counts()
+        self.won: dict[tuple[int, float], int] = {}
+        self.rounds = _Counts()
+        self.cards = _Counts()
+        self.timing: dict[tuple[int, int, int], int] = {}
+        self.pairs: dict[str, list[np.ndarray]] = {name: [] for name in self.pair_names}
+        self.luna = np.array([seat.kind == LUNA for seat in config.seats])
+
+    def consume(self, chunk: Chunk) -> None:
+        """Add one chunk of games."""
+        seats = chunk.seats
+        seat_index = seats["seat"]
+        for seat in range(len(self.config.seats)):
+            mask = seat_index == seat
+            for name in SEAT_NUMERIC:
+                if name == "won":
+                    for value, count in zip(*np.unique(seats[name][mask], return_counts=True), strict=True):
+                        key = (seat, float(value))
+                        self.won[key] = self.won.get(key, 0) + int(count)
+                else:
+                    self.seats.add((seat, name), seats[name][mask])
+        luna_rows = self.luna[seat_index]
+        for name in self.pair_names:
+            values = seats[name][luna_rows]
+            if name == "won":
+                values = np.rint(values * WON_SCALE).astype(np.uint8)
+            elif name == "game":
+                values = values.astype(np.int32)
+            elif name == "seat":
+                values = values.astype(np.int8)
+            else:
+                values = values.astype(np.int16)
+            self.pairs[name].append(values)
+        if chunk.rounds is not None:
+            self._update_rounds(chunk.rounds)
+
+    def _update_rounds(self, rounds: dict[str, np.ndarray]) -> None:
+        seat_index, round_number = rounds["seat"], rounds["round"]
+        for seat in np.unique(seat_index):
+            at_seat = seat_index == seat
+            numbers = round_number[at_seat]
+            first, last = int(numbers.min()), int(numbers.max())
+            for name in ROUND_VALUE_COLUMNS:
+                # One bincount over (round, value) per column rather than one per round.
+                values = rounds[name][at_seat]
+                low = int(values.min())
+                span = int(values.max()) - low + 1
+                counts = np.bincount((numbers - first) * span + (values - low),
+                                     minlength=(last - first + 1) * span).reshape(-1, span)
+                for offset, row in enumerate(counts):
+                    if row.any():
+                        self.rounds.add_counts((int(seat), first + offset, name), low, row)
+            for slot, column in zip(SLOT_LETTERS, ROUND_CARD_COLUMNS, strict=True):
+                cards = rounds[column][at_seat]
+                self.cards.add((int(seat), slot), cards[cards >= 0])
+        self._update_timing(rounds)
+
+    def _update_timing(self, rounds: dict[str, np.ndarray]) -> None:
+        """Count, per seat, in which round each seat-game's k-th reshuffle happened.
+
+        Rows come per game, Luna seat and round in order, so a running sum of reshuffles that restarts
+        at each seat-game numbers the reshuffles (two in one round are the k-th and the (k+1)-th).
+        """
+        reshuffles = rounds["reshuffles"]
+        identity = rounds["game"] * len(self.config.seats) + rounds["seat"]
+        starts = np.r_[True, identity[1:] != identity[:-1]]
+        running = np.cumsum(reshuffles)
+        before_group = np.maximum.accumulate(np.where(starts, running - reshuffles, 0))
+        before = running - reshuffles - before_group  # reshuffles earlier in the same seat-game
+        span = int(rounds["round"].max(initial=0)) + 1
+        most = int(before.max(initial=0) + reshuffles.max(initial=0)) + 1
+        for step in range(1, int(reshuffles.max(initial=0)) + 1):
+            mask = reshuffles >= step
+            # (seat, k, round) as one integer, so one 1-D unique counts them.
+            keys = (rounds["seat"][mask] * most + before[mask] + step) * span + rounds["round"][mask]
+            unique, counts = np.unique(keys, return_counts=True)
+            for code, count in zip(unique.tolist(), counts.tolist(), strict=True):
+                key = (code // span // most, code // span % most, code % span)
+                self.timing[key] = self.timing.get(key, 0) + count
+
+    def finish(self, directory: Path) -> None:
+        """Write the summary files into ``directory`` (the run's temporary directory)."""
+        keys, values, counts = self.seats.rows()
+        won = sorted(self.won.items())
+        seat_table = pa.table({
+            "seat": pa.array([key[0] for key in keys] + [seat for (seat, _), _ in won], pa.int8()),
+            "column": pa.array([key[1] for key in keys] + ["won"] * len(won), pa.string()),
+            "value": pa.array(np.r_[values.astype(np.float64), [value for (_, value), _ in won]], pa.float64()),
+            "count": pa.array(np.r_[counts, [count for _, count in won]].astype(np.int64), pa.int64()),
+        })
+        pq.write_table(seat_table, directory / SEAT_SUMMARY_FILE)
+        if self.rounds.arrays:
+            keys, values, counts = self.rounds.rows()
+            pq.write_table(pa.table({
+                "seat": pa.array([key[0] for key in keys], pa.int8()),
+                "round": pa.array([key[1] for key in keys], pa.int8()),
+                "column": pa.array([key[2] for key in keys], pa.string()),
+                "value": pa.array(values, pa.int64()),
+                "count": pa.array(counts, pa.int64()),
+            }), directory / ROUND_SUMMARY_FILE)
+            keys, values, counts = self.cards.rows()
+            pq.write_table(pa.table({
+                "seat": pa.array([key[0] for key in keys], pa.int8()),
+                "slot": pa.array([key[1] for key in keys], pa.string()),
+                "card": pa.array([self.card_ids[value] for value in values.tolist()], pa.string()),
+                "plays": pa.array(counts, pa.int64()),
+            }), directory / CARD_SUMMARY_FILE)
+            timing = sorted(self.timing.items())
+            pq.write_table(pa.table({
+                "seat": pa.array([key[0] for key, _ in timing], pa.int8()),
+                "reshuffle": pa.array([key[1] for key, _ in timing], pa.int64()),
+                "round": pa.array([key[2] for key, _ in timing], pa.int64()),
+                "count": pa.array([count for _, count in timing], pa.int64()),
+            }), directory / TIMING_SUMMARY_FILE)
+        pairs = {WON_STORED if name == "won" else name: np.concatenate(self.pairs[name])
+                 for name in self.pair_names}
+        # Game numbers ascend: delta encoding stores them in almost nothing (plain, they were most of the file).
+        pq.write_table(pa.table(pairs), directory / PAIRS_FILE, compression="zstd",
+                       use_dictionary=[name for name in pairs if name != "game"],
+                       column_encoding={"game": "DELTA_BINARY_PACKED"})
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading a study's summaries back
+
+
+def seat_labels(seats: Sequence[str]) -> list[dict[str, Any]]:
+    """``kind, level, profile, strength`` of each seat of a part, from its ``luna:5`` / ``scripted:x@1.2`` labels."""
+    labels = []
+    for text in seats:
+        kind, _, rest = text.partition(":")
+        if kind == LUNA:
+            labels.append({"kind": kind, "level": int(rest), "profile": "", "strength": 1.0})
+        else:
+            profile, _, strength = rest.partition("@")
+            labels.append({"kind": kind, "level": -1, "profile": profile, "strength": float(strength or 1.0)})
+    return labels
+
+
+def run_labels(name: str, variant: str, seats: Sequence[str]) -> dict[str, Any]:
+    """The run columns :mod:`analysis.load` gives a part's rows (see :data:`analysis.schema.RUN_COLUMNS`)."""
+    labels = seat_labels(seats)
+    scripted = [seat["profile"] if seat["strength"] == 1.0 else f"{seat['profile']}@{seat['strength']:g}"
+                for seat in labels if seat["kind"] != LUNA]
+    lunas = [seat for seat in labels if seat["kind"] == LUNA]
+    levels = {seat["level"] for seat in lunas}
+    return {"run": name, "variant": variant, "seats": ",".join(seats),
+            "opponents": ",".join(sorted([*scripted, *[LUNA] * max(len(lunas) - 1, 0)])),
+            "luna_level": levels.pop() if len(levels) == 1 else -1, "n_seats": len(labels)}
+
+
+@dataclass(frozen=True)
+class StudySummary:
+    """A finished study's summaries, every part's rows labelled like :func:`analysis.study.load_study`'s frames.
+
+    Attributes
+    ----------
+    plan
+        The study plan.
+    root
+        The study directory (pair columns are read from it part by part, see :meth:`pairs`).
+    parts
+        One row per part: the run columns and ``detail`` (whether it has per-round summaries).
+    seats
+        Value counts of every seat column (``summary_seats.parquet``) with the run columns and the
+        seat's ``kind, level, profile``.
+    rounds, cards, timing
+        The per-round value counts, card plays and reshuffle rounds of the detail parts, labelled alike.
+    manifests
+        Each part's manifest, keyed by part name, ``config.variant`` set to the part's variant.
+    """
+
+    plan: StudyPlan
+    root: Path
+    parts: pd.DataFrame
+    seats: pd.DataFrame
+    rounds: pd.DataFrame
+    cards: pd.DataFrame
+    timing: pd.DataFrame
+    manifests: dict[str, dict[str, Any]]
+
+    def pairs(self, part: str, columns: Sequence[str] = PAIRED_TOTALS) -> pd.DataFrame:
+        """One part's pair columns (Luna's seats, one row per game and seat; ``won`` as a fraction again).
+
+        Only the columns asked for are read: a part of millions of games is read whole, so its width
+        is the report's memory.
+        """
+        run = next(item.run for item in self.plan.parts if item.name == part)
+        stored = [WON_STORED if column == "won" else column for column in columns]
+        frame = pq.read_table(self.root / run / PAIRS_FILE, columns=stored).to_pandas()
+        if WON_STORED in frame.columns:
+            frame = frame.rename(columns={WON_STORED: "won"})
+            frame["won"] = frame["won"].to_numpy(dtype=np.float64) / WON_SCALE
+        return frame
+
+    def seat_levels(self, part: str) -> dict[int, int]:
+        """Luna's level at each Luna seat of a part."""
+        seats = next(item.seats for item in self.plan.parts if item.name == part).split(",")
+        return {index: seat["level"] for index, seat in enumerate(seat_labels(seats)) if seat["kind"] == LUNA}
+
+
+def _labelled(path: Path, labels: dict[str, Any], seats: list[dict[str, Any]]) -> pd.DataFrame:
+    frame = pq.read_table(path).to_pandas()
+    seat_index = frame["seat"].to_numpy().astype(np.int64)
+    columns = {name: value for name, value in labels.items()}
+    columns["seat"] = seat_index
+    columns["kind"] = np.array([seat["kind"] for seat in seats])[seat_index]
+    columns["level"] = np.array([seat["level"] for seat in seats], dtype=np.int64)[seat_index]
+    columns["profile"] = np.array([seat["profile"] for seat in seats])[seat_index]
+    rest = frame.drop(columns="seat")
+    return pd.concat([pd.DataFrame(columns, index=frame.index), rest], axis=1)
+
+
+def load_summaries(study_dir: str | Path) -> StudySummary:
+    """Read every part's summary of a finished study (a few MB, whatever the number of games).
+
+    Raises
+    ------
+    StudyError
+        When a part is not finished, or was summarised by another version (rerun the study).
+    """
+    root = Path(study_dir)
+    plan = read_plan(root)
+    missing = [part for part in plan.parts if not part_is_finished(root, plan, part)]
+    if missing:
+        manifest = read_json(root / missing[0].run / "manifest.json") or {}
+        why = "not finished"
+        if manifest and not (manifest.get("study") or {}).get("summary"):
+            why = "have no summary (written by an earlier version; rerunning the study plays them again)"
+        raise StudyError(f"{root}: {len(missing)} part(s) {why} (first: {missing[0].name}); rerun: "
+                         f"{plan.command or 'luna-balance study ...'}")
+    frames: dict[str, list[pd.DataFrame]] = {"seats": [], "rounds": [], "cards": [], "timing": []}
+    files = {"seats": SEAT_SUMMARY_FILE, "rounds": ROUND_SUMMARY_FILE, "cards": CARD_SUMMARY_FILE,
+             "timing": TIMING_SUMMARY_FILE}
+    parts, manifests = [], {}
+    for part in plan.parts:
+        manifest = read_json(root / part.run / "manifest.json") or {}
+        manifests[part.name] = {**manifest, "config": {**(manifest.get("config") or {}), "variant": part.variant}}
+        seat_texts = part.seats.split(",")
+        labels = run_labels(part.name, part.variant, seat_texts)
+        seats = seat_labels(seat_texts)
+        for name, file in files.items():
+            if (root / part.run / file).is_file():
+                frames[name].append(_labelled(root / part.run / file, labels, seats))
+        parts.append({**labels, "detail": (root / part.run / ROUND_SUMMARY_FILE).is_file()})
+    tables = {name: pd.concat(found, ignore_index=True) if found else pd.DataFrame()
+              for name, found in frames.items()}
+    return StudySummary(plan=plan, root=root, parts=pd.DataFrame(parts), manifests=manifests, **tables)

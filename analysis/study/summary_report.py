@@ -1,0 +1,179 @@
+"""A study's report tables and figures from its summaries: the same tables as the frame-based report.
+
+:func:`study_tables` gives what :func:`analysis.study.content.frame_tables` gives on the games
+loaded whole (the standard run tables, the head-to-head duels, the variant comparison), reading the
+per-part summaries and, for paired tables, one or two parts' pair columns at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from analysis import plots
+from analysis.report import figure_slice, without_mixed_duels
+from analysis.schema import BASE_VARIANT, LUNA, SCORE_COLUMNS, SCORE_TOTAL
+from analysis.stats import Z95, wilson_interval
+from analysis.study import summary_tables as st
+from analysis.study.summaries import StudySummary
+
+HEAD_TO_HEAD_COLUMNS = ["variant", "run", "level", "level_below", "games", "wins", "win_rate", "ci_low", "ci_high",
+                        "score_diff", "diff_low", "diff_high"]
+DIFFERENCE_COLUMNS = ["variant", "variant_run", "base_run", "level", "metric", "n", "mean_base", "mean_variant",
+                      "diff", "sd", "se", "ci_low", "ci_high"]
+
+
+def _varying(frame: pd.DataFrame, candidates: Sequence[str]) -> list[str]:
+    return [column for column in candidates if frame[column].nunique() > 1]
+
+
+def run_overview(summary: StudySummary) -> pd.DataFrame:
+    """As :func:`analysis.report.run_overview`: one row per part."""
+    seats = summary.seats
+    games = seats[(seats["seat"] == 0) & (seats["column"] == SCORE_TOTAL)].groupby("run", sort=False)["count"].sum()
+    rows = []
+    for part in summary.parts.itertuples(index=False):
+        config = (summary.manifests.get(part.run) or {}).get("config") or {}
+        rows.append({"run": part.run, "variant": part.variant, "seats": part.seats, "games": int(games[part.run]),
+                     "seed": config.get("seed", ""), "engine": config.get("engine", ""),
+                     "rounds_recorded": bool(part.detail)})
+    return pd.DataFrame(rows)
+
+
+def head_to_head(summary: StudySummary) -> pd.DataFrame:
+    """As :func:`analysis.study.content.head_to_head`, from each duel's pair columns."""
+    rows = []
+    parts = summary.parts
+    for part in parts[(parts["n_seats"] == 2) & (parts["opponents"] == LUNA)].itertuples(index=False):
+        levels = summary.seat_levels(part.run)
+        if len(set(levels.values())) != 2:
+            continue
+        (low_seat, low), (high_seat, high) = sorted(levels.items(), key=lambda item: item[1])
+        pairs = summary.pairs(part.run)
+        upper = pairs[pairs["seat"] == high_seat].set_index("game")
+        lower = pairs[pairs["seat"] == low_seat].set_index("game")
+        upper, lower = upper.align(lower, join="inner", axis=0)
+        wins = float(upper["won"].sum())
+        games = len(upper)
+        ci_low, ci_high = wilson_interval(wins, games)
+        differences = upper[SCORE_TOTAL].to_numpy(dtype=float) - lower[SCORE_TOTAL].to_numpy(dtype=float)
+        mean = float(differences.mean())
+        se = float(differences.std(ddof=1) / np.sqrt(games)) if games > 1 else np.nan
+        rows.append({"variant": part.variant, "run": part.run, "level": high, "level_below": low, "games": games,
+                     "wins": wins, "win_rate": wins / games, "ci_low": ci_low, "ci_high": ci_high, "score_diff": mean,
+                     "diff_low": mean - Z95 * se, "diff_high": mean + Z95 * se})
+    return pd.DataFrame(rows, columns=HEAD_TO_HEAD_COLUMNS)
+
+
+def variant_differences(summary: StudySummary, metrics: Sequence[str] = SCORE_COLUMNS) -> pd.DataFrame:
+    """As :func:`analysis.stats.variant_differences` by level: each variant part against its base part."""
+    plan = summary.plan
+    tables = []
+    bases = [part for part in plan.parts if part.variant == BASE_VARIANT]
+    columns = ["game", "seat", *metrics]
+    for part in plan.parts:
+        if part.variant == BASE_VARIANT:
+            continue
+        base = next((candidate for candidate in bases if candidate.seats == part.seats), None)
+        if base is None:
+            continue
+        table = st.paired_differences(summary.pairs(base.name, columns), summary.pairs(part.name, columns),
+                                     summary.seat_levels(base.name), metrics)
+        table.insert(0, "base_run", base.name)
+        table.insert(0, "variant_run", part.name)
+        table.insert(0, "variant", part.variant)
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=DIFFERENCE_COLUMNS)
+
+
+def variant_overview(summary: StudySummary) -> pd.DataFrame:
+    """As :func:`analysis.study.content.variant_overview`."""
+    table = variant_differences(summary, metrics=(SCORE_TOTAL, "won"))
+    if table.empty:
+        return table
+    seat_counts = summary.parts.set_index("run")["n_seats"]
+    contested = table["base_run"].map(seat_counts) >= 2
+    return table[(table["metric"] != "won") | contested].reset_index(drop=True)
+
+
+def study_tables(summary: StudySummary) -> dict[str, pd.DataFrame]:
+    """Every table of a study's report, computed from its summaries (names as the frame-based report's).
+
+    Parameters
+    ----------
+    summary
+        The study's summaries (:func:`analysis.study.summaries.load_summaries`).
+
+    Returns
+    -------
+    dict
+        Table name -> DataFrame, in the order and with the content of
+        :func:`analysis.study.content.frame_tables` on the same games.
+    """
+    seats = summary.seats
+    luna = seats[seats["kind"] == LUNA]
+    keys = [*_varying(luna, ["variant", "opponents"]), "level"]
+    tables: dict[str, pd.DataFrame] = {"runs": run_overview(summary)}
+    tables["score_summary"] = st.summary_stats(seats, by=keys)
+    fixed_opponents = without_mixed_duels(seats)
+    tables["level_ladder"] = st.level_ladder(fixed_opponents, by=keys[:-1])
+    win_table = st.win_rates(fixed_opponents, by=keys)
+    if not win_table.empty:
+        tables["win_rates"] = win_table
+    tables["deck_counters"] = st.deck_counters_summary(seats, by=keys)
+    tables["reshuffle_distribution"] = st.reshuffle_distribution(seats, by=keys)
+    tables["slot_first_use"] = st.slot_first_use(seats, by=keys)
+    if not summary.rounds.empty:
+        rounds = summary.rounds
+        detail_runs = summary.parts.loc[summary.parts["detail"], "run"]
+        seat_games = luna[(luna["column"] == SCORE_TOTAL) & luna["run"].isin(detail_runs)]
+        tables["reshuffles_by_round"] = st.reshuffles_by_round(rounds, by=keys)
+        tables["reshuffle_timing"] = st.reshuffle_timing(summary.timing, by=keys)
+        tables["grade2_by_round"] = st.grade2_by_round(rounds, by=keys)
+        tables["card_play_counts"] = st.card_play_counts(summary.cards, seat_games, by=keys)
+        tables["majority_by_round"] = st.majority_by_round(rounds, by=keys)
+        tables["majority_distribution"] = st.majority_distribution(rounds, by=keys)
+        tables["blocking_probability"] = st.blocking_probability(rounds, by=keys)
+    interactions = st.interaction_summary(seats, by=["luna_level", "profile"])
+    if not interactions.empty:
+        tables["interactions"] = interactions
+    differences = variant_differences(summary)
+    if not differences.empty:
+        tables["variant_differences"] = differences
+    duels = head_to_head(summary)
+    if not duels.empty:
+        tables["head_to_head"] = duels
+    if summary.plan.variants:
+        tables["variant_overview"] = variant_overview(summary)
+    return tables
+
+
+def base_figures(summary: StudySummary) -> dict[str, Figure]:
+    """The standard figures of the base variant (as :func:`analysis.report.build_figures` on the base parts)."""
+    seats = summary.seats[summary.seats["variant"] == BASE_VARIANT]
+    shown = figure_slice(seats)
+    luna = shown[shown["kind"] == LUNA]
+    scores = luna[luna["column"] == SCORE_TOTAL].rename(columns={"value": SCORE_TOTAL})
+    base = without_mixed_duels(seats)
+    several_opponents = base["opponents"].nunique() > 1
+    figures: dict[str, Figure] = {
+        "score_ecdf": plots.plot_score_ecdf(scores, weight="count"),
+        "category_breakdown": plots.plot_category_breakdown(st.summary_stats(luna, by="level")),
+    }
+    ladder = st.level_ladder(base, by="opponents")
+    if not ladder.empty:
+        figures["level_ladder"] = plots.plot_level_ladder(ladder, hue="opponents" if several_opponents else None)
+    win_table = st.win_rates(base, by=["opponents", "level"])
+    if not win_table.empty:
+        figures["win_rates"] = plots.plot_win_rates(win_table, hue="opponents")
+    figures["slot_first_use"] = plots.plot_slot_first_use(st.slot_first_use(luna))
+    if not summary.rounds.empty:
+        rounds = figure_slice(summary.rounds[summary.rounds["variant"] == BASE_VARIANT])
+        figures["reshuffles_by_round"] = plots.plot_reshuffle_timing(st.reshuffles_by_round(rounds))
+        figures["grade2_by_round"] = plots.plot_grade2_heatmap(st.grade2_by_round(rounds))
+        figures["majority_by_round"] = plots.plot_majority_by_round(st.majority_by_round(rounds))
+        figures["blocking_probability"] = plots.plot_blocking_curves(st.blocking_probability(rounds, by=None))
+    return figures

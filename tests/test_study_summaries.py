@@ -1,0 +1,179 @@
+"""The study's summaries: the report from them equals the frame-based report, and the Findings say what stands out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.schema import SCORE_COLUMNS
+from analysis.study import load_study, read_plan
+from analysis.study.content import frame_tables
+from analysis.study.findings import findings_sentences, findings_table
+from analysis.study.plan import StudyError
+from analysis.study.summaries import (
+    ROUND_SUMMARY_FILE,
+    SEAT_SUMMARY_FILE,
+    TIMING_SUMMARY_FILE,
+    PartReducer,
+    load_summaries,
+)
+from analysis.study.summary_report import study_tables
+from sim.cli import main
+from sim.config import GameConfig, parse_seats
+from sim.gamedata import load_game_data
+from sim.run import RunOptions, run_simulation
+
+GAMES = 120
+
+
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory) -> Path:
+    """A small study with a variant and every game kept, so both report paths can be computed."""
+    root = tmp_path_factory.mktemp("kept")
+    overlay = root / "late_tokens.toml"
+    overlay.write_text('name = "later helium tokens at level 5"\n[luna.levels.5]\nhelium_tokens = [15, 22]\n')
+    assert main(["study", "--name", "k", "--results-dir", str(root), "--games", str(GAMES), "--levels", "4-5",
+                 "--engine", "reference", "--quiet", "--keep-games", "--variant", str(overlay)]) == 0
+    return root / "k"
+
+
+def test_summary_tables_equal_the_frame_based_tables(kept):
+    plan, data = load_study(kept)
+    from_frames = frame_tables(plan, data)
+    from_summaries = study_tables(load_summaries(kept))
+    assert list(from_summaries) == list(from_frames)
+    assert {"variant_differences", "variant_overview", "head_to_head", "card_play_counts"} <= set(from_frames)
+    for name, expected in from_frames.items():
+        actual = from_summaries[name]
+        assert list(actual.columns) == list(expected.columns), name
+        assert len(actual) == len(expected), name
+        for column in expected.columns:
+            left, right = expected[column].reset_index(drop=True), actual[column].reset_index(drop=True)
+            if pd.api.types.is_float_dtype(left) or pd.api.types.is_float_dtype(right):
+                np.testing.assert_allclose(right.to_numpy(dtype=float), left.to_numpy(dtype=float), rtol=1e-9,
+                                           atol=1e-12, err_msg=f"{name}.{column}")
+            else:  # keys and counts: exactly
+                assert right.tolist() == left.tolist(), f"{name}.{column}"
+
+
+def test_report_of_the_kept_study_writes_the_summary_tables(kept):
+    expected = study_tables(load_summaries(kept))
+    written = pd.read_csv(kept / "tables" / "score_summary.csv")
+    assert written["n"].tolist() == expected["score_summary"]["n"].tolist()
+
+
+def test_load_study_needs_kept_games(tmp_path):
+    assert main(["study", "--name", "s", "--results-dir", str(tmp_path), "--games", "30", "--levels", "5",
+                 "--engine", "reference", "--quiet"]) == 0
+    with pytest.raises(StudyError, match="--keep-games"):
+        load_study(tmp_path / "s")
+    plan = read_plan(tmp_path / "s")
+    before = (tmp_path / "s" / "tables" / "score_summary.csv").read_bytes()
+    # Asking for the games later plays the parts again, with the same numbers.
+    assert main(["study", "--name", "s", "--results-dir", str(tmp_path), "--games", "30", "--levels", "5",
+                 "--engine", "reference", "--quiet", "--keep-games"]) == 0
+    assert (tmp_path / "s" / plan.parts[0].run / "seats.parquet").is_file()
+    assert (tmp_path / "s" / "tables" / "score_summary.csv").read_bytes() == before
+    _, data = load_study(tmp_path / "s")
+    assert len(data.seats) > 0
+
+
+def test_summaries_do_not_depend_on_the_chunking(tmp_path):
+    data = load_game_data()
+    config = GameConfig(seats=parse_seats("luna:4,luna:5"))
+    written = []
+    for size in (7, 40):
+        out = tmp_path / f"chunks-{size}"
+        reducer = PartReducer(config, data)
+        run_simulation(data, config, RunOptions(games=40, seed=3, detail=True, chunk_size=size), out,
+                       consumers=[reducer], write_games=False)
+        assert not (out / "seats.parquet").exists()
+        written.append({name: pd.read_parquet(out / name)
+                        for name in (SEAT_SUMMARY_FILE, ROUND_SUMMARY_FILE, TIMING_SUMMARY_FILE, "pairs.parquet")})
+    for name, frame in written[0].items():
+        pd.testing.assert_frame_equal(frame, written[1][name], obj=name)
+
+
+# ----------------------------------------------------------------------------------------------
+# Findings from hand-built tables
+
+
+def steps(*rows: tuple[int, float, float, float]) -> pd.DataFrame:
+    return pd.DataFrame([{"level": level, "level_below": level - 1, "diff": diff, "diff_low": low, "diff_high": high}
+                         for level, diff, low, high in rows])
+
+
+def test_findings_name_a_doubtful_and_a_backward_step():
+    sentences = findings_sentences(steps((1, 50.0, 45.0, 55.0), (2, 2.0, -1.0, 5.0), (3, -4.0, -6.0, -2.0)))
+    assert "The step from level 1 to 2 is not clearly positive: +2.0 points (95 % interval -1.0 to +5.0)." \
+        in sentences
+    assert "Level 3 scores less than level 2: -4.0 points (95 % interval -6.0 to -2.0)." in sentences
+    assert "The smallest step is 2→3 (-4.0 points), the largest 0→1 (+50.0 points)." in sentences
+    assert not any(sentence.startswith("Every level") for sentence in sentences)
+
+
+def test_findings_say_when_every_step_is_clear_and_name_close_win_rates():
+    win_rates = pd.DataFrame({"opponent": ["balanced"] * 3 + ["tank"] * 3, "level": [0, 1, 2] * 2,
+                              "win_rate": [0.60, 0.58, 0.40, 0.60, 0.50, 0.49]})
+    sentences = findings_sentences(steps((1, 10.0, 8.0, 12.0), (2, 30.0, 27.0, 33.0)), win_rates)
+    assert sentences[0] == "Every level scores more than the one below, each step with a 95 % interval clear of zero."
+    assert "The smallest step is 0→1 (+10.0 points), the largest 1→2 (+30.0 points)." in sentences
+    close = [sentence for sentence in sentences if "percentage points" in sentence]
+    assert close == ["Against balanced, levels 0 and 1 are less than 3 percentage points apart in win rate "
+                     "(60.0 % and 58.0 %)."]  # tank's 1 and 2 are close too, but only balanced is compared
+
+
+def test_findings_table_has_one_row_per_level_with_intervals():
+    scores = pd.DataFrame({"level": [4, 5], "mean": [366.04, 390.26], "low": [356.6, 379.9], "high": [375.4, 400.7]})
+    win_rates = pd.DataFrame({"opponent": ["balanced", "balanced"], "level": [4, 5], "win_rate": [0.412, 0.271],
+                              "ci_low": [0.328, 0.199], "ci_high": [0.502, 0.357]})
+    parity = pd.DataFrame({"profile": ["balanced"], "level": [5], "strength": [1.177], "low": [1.173],
+                           "high": [1.185]})
+    table = findings_table(scores, steps((5, 24.4, 14.0, 34.7)), win_rates, parity)
+    assert table.to_dict("records") == [
+        {"level": 4, "Luna alone: mean score": "366.0 (356.6 to 375.4)", "step from level below": "",
+         "balanced wins %": "41.2 (32.8 to 50.2)", "balanced strength at parity": ""},
+        {"level": 5, "Luna alone: mean score": "390.3 (379.9 to 400.7)", "step from level below":
+         "+24.4 (+14.0 to +34.7)", "balanced wins %": "27.1 (19.9 to 35.7)",
+         "balanced strength at parity": "1.177 (1.173 to 1.185)"},
+    ]
+
+
+def test_report_of_parts_without_summaries_is_a_one_line_error(kept, tmp_path, capsys):
+    import json
+    import shutil
+
+    copy = tmp_path / "old"
+    shutil.copytree(kept, copy)
+    manifest_path = copy / read_plan(copy).parts[0].run / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    del manifest["study"]["summary"]  # as written before parts kept summaries
+    manifest_path.write_text(json.dumps(manifest))
+    assert main(["report", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert "have no summary" in err and "rerun" in err and err.count("\n") == 1
+
+
+def test_a_variant_added_later_plays_only_its_own_parts(tmp_path, monkeypatch):
+    from analysis.study import runner
+
+    arguments = ["study", "--name", "v", "--results-dir", str(tmp_path), "--games", "30", "--levels", "5",
+                 "--engine", "reference", "--quiet"]
+    assert main(arguments) == 0
+    played: list[str] = []
+    real = runner.run_simulation
+
+    def recording(data, config, options, out, **keywords):
+        played.append(str(Path(out).relative_to(tmp_path / "v" / "runs")))
+        return real(data, config, options, out, **keywords)
+
+    monkeypatch.setattr(runner, "run_simulation", recording)
+    overlay = tmp_path / "late.toml"
+    overlay.write_text('[luna.levels.5]\nhelium_tokens = [15, 22]\n')
+    assert main([*arguments, "--variant", str(overlay)]) == 0
+    assert played and all(name.startswith("late/") for name in played)
+    differences = pd.read_csv(tmp_path / "v" / "tables" / "variant_differences.csv")
+    assert set(differences["metric"]) == set(SCORE_COLUMNS)  # every category pairs with the kept base parts
