@@ -136,7 +136,7 @@ def test_file_size_limit_during_simulate_is_one_line_and_leaves_nothing(tmp_path
 
 @pytest.mark.slow
 def test_file_size_limit_during_a_part_and_during_the_report(tmp_path, uninterrupted):
-    part = luna(tmp_path, *STUDY, file_limit=4 * 1024)  # the first part's parquet file is larger
+    part = luna(tmp_path, *STUDY, file_limit=2 * 1024)  # the first part's pairs.parquet (about 4 KB) is larger
     assert "File too large" in one_line_error(part)
     study_dir = tmp_path / "results" / "s"
     assert not (study_dir / "runs").exists() or not any((study_dir / "runs").iterdir())
