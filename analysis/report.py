@@ -218,6 +218,32 @@ def figure_slice(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def standard_figures(scores: pd.DataFrame, categories: pd.DataFrame, ladder: pd.DataFrame, win_table: pd.DataFrame,
+                     first_use: pd.DataFrame, several_opponents: bool, by_round: dict[str, pd.DataFrame] | None,
+                     weight: str | None = None) -> dict[str, Figure]:
+    """The figures every report shows, from their tables (computed from games or from a study's summaries).
+
+    ``scores`` holds Luna's ``score_total`` (per game, or per value with counts in ``weight``); ``by_round``
+    maps ``reshuffles_by_round``, ``grade2_by_round``, ``majority_by_round`` and ``blocking_probability``
+    to their tables, or is None without per-round records.
+    """
+    figures: dict[str, Figure] = {
+        "score_ecdf": plots.plot_score_ecdf(scores, weight=weight),
+        "category_breakdown": plots.plot_category_breakdown(categories),
+    }
+    if not ladder.empty:
+        figures["level_ladder"] = plots.plot_level_ladder(ladder, hue="opponents" if several_opponents else None)
+    if not win_table.empty:
+        figures["win_rates"] = plots.plot_win_rates(win_table, hue="opponents")
+    figures["slot_first_use"] = plots.plot_slot_first_use(first_use)
+    if by_round is not None:
+        figures["reshuffles_by_round"] = plots.plot_reshuffle_timing(by_round["reshuffles_by_round"])
+        figures["grade2_by_round"] = plots.plot_grade2_heatmap(by_round["grade2_by_round"])
+        figures["majority_by_round"] = plots.plot_majority_by_round(by_round["majority_by_round"])
+        figures["blocking_probability"] = plots.plot_blocking_curves(by_round["blocking_probability"])
+    return figures
+
+
 def build_figures(data: RunData) -> dict[str, Figure]:
     """The standard study figures (names match :data:`DEFAULT_SECTIONS`).
 
@@ -239,24 +265,15 @@ def build_figures(data: RunData) -> dict[str, Figure]:
     luna = seats[seats["kind"] == LUNA]
     is_base = data.seats["variant"] == BASE_VARIANT
     base = without_mixed_duels(data.seats[is_base] if is_base.any() else data.seats)
-    several_opponents = base["opponents"].nunique() > 1
-    figures: dict[str, Figure] = {
-        "score_ecdf": plots.plot_score_ecdf(luna),
-        "category_breakdown": plots.plot_category_breakdown(stats.score_summary(luna, by="level")),
-    }
-    ladder = stats.level_ladder(base, by="opponents")
-    if not ladder.empty:
-        figures["level_ladder"] = plots.plot_level_ladder(ladder, hue="opponents" if several_opponents else None)
-    win_table = stats.win_rates(base, by=["opponents", "level"])
-    if not win_table.empty:
-        figures["win_rates"] = plots.plot_win_rates(win_table, hue="opponents")
-    figures["slot_first_use"] = plots.plot_slot_first_use(deck.slot_first_use(luna))
-    if not data.rounds.empty:
-        rounds = figure_slice(data.rounds)
-        figures["reshuffles_by_round"] = plots.plot_reshuffle_timing(deck.reshuffles_by_round(rounds))
-        figures["grade2_by_round"] = plots.plot_grade2_heatmap(deck.grade2_by_round(rounds))
-        figures["majority_by_round"] = plots.plot_majority_by_round(deck.majority_by_round(rounds))
-        figures["blocking_probability"] = plots.plot_blocking_curves(deck.blocking_probability(rounds, by=None))
+    rounds = figure_slice(data.rounds) if not data.rounds.empty else None
+    figures = standard_figures(
+        scores=luna, categories=stats.score_summary(luna, by="level"),
+        ladder=stats.level_ladder(base, by="opponents"), win_table=stats.win_rates(base, by=["opponents", "level"]),
+        first_use=deck.slot_first_use(luna), several_opponents=base["opponents"].nunique() > 1,
+        by_round=None if rounds is None else {
+            "reshuffles_by_round": deck.reshuffles_by_round(rounds), "grade2_by_round": deck.grade2_by_round(rounds),
+            "majority_by_round": deck.majority_by_round(rounds),
+            "blocking_probability": deck.blocking_probability(rounds, by=None)})
     differences = stats.variant_differences(data, by="level")
     if not differences.empty:
         figures["variant_differences"] = plots.plot_variant_differences(differences, hue="level")

@@ -235,33 +235,16 @@ class ChunkConsumer(Protocol):
         """Write what the consumer kept into the (temporary) run ``directory``; called once, after the last chunk."""
 
 
-class SeatRows:
-    """Writes ``seats.parquet``: one row per game and seat, a row group per chunk."""
+class ParquetRows:
+    """Writes one parquet file of per-game rows, a row group per chunk (``seats.parquet``, ``luna_rounds.parquet``)."""
 
-    def __init__(self, config: GameConfig, directory: Path) -> None:
-        self.config, self.path, self.writer = config, directory / "seats.parquet", None
-
-    def consume(self, chunk: Chunk) -> None:
-        table = seats_table(self.config, chunk)
-        if self.writer is None:
-            self.writer = _parquet_writer(self.path, table.schema)
-        self.writer.write_table(table)
-
-    def finish(self, directory: Path) -> None:
-        if self.writer is not None:
-            self.writer.close()
-
-
-class RoundRows:
-    """Writes ``luna_rounds.parquet``: one row per game, Luna seat and round."""
-
-    def __init__(self, data: GameData, directory: Path) -> None:
-        self.data, self.path, self.writer = data, directory / "luna_rounds.parquet", None
+    def __init__(self, path: Path, rows: Callable[[Chunk], pa.Table | None]) -> None:
+        self.path, self.rows, self.writer = path, rows, None
 
     def consume(self, chunk: Chunk) -> None:
-        if chunk.rounds is None:
+        table = self.rows(chunk)
+        if table is None:
             return
-        table = rounds_table(self.data, chunk.rounds)
         if self.writer is None:
             self.writer = _parquet_writer(self.path, table.schema)
         self.writer.write_table(table)
@@ -290,7 +273,12 @@ def output_consumers(data: GameData, config: GameConfig, options: RunOptions, di
     """The consumers that write the run directory's files ``options`` asks for."""
     if options.aggregate_only:
         return [Aggregates(config)]
-    return [SeatRows(config, directory), *([RoundRows(data, directory)] if options.detail else [])]
+    seats = ParquetRows(directory / "seats.parquet", lambda chunk: seats_table(config, chunk))
+    if not options.detail:
+        return [seats]
+    rounds = ParquetRows(directory / "luna_rounds.parquet",
+                         lambda chunk: None if chunk.rounds is None else rounds_table(data, chunk.rounds))
+    return [seats, rounds]
 
 
 def _consume_all(chunks: Iterable[tuple[int, Chunk]], consumers: Sequence[ChunkConsumer],

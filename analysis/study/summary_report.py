@@ -13,8 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis import plots
-from analysis.report import figure_slice, without_mixed_duels
+from analysis.report import figure_slice, standard_figures, without_mixed_duels
 from analysis.schema import BASE_VARIANT, LUNA, SCORE_COLUMNS, SCORE_TOTAL
 from analysis.stats import Z95, wilson_interval
 from analysis.study import summary_tables as st
@@ -158,22 +157,14 @@ def base_figures(summary: StudySummary) -> dict[str, Figure]:
     luna = shown[shown["kind"] == LUNA]
     scores = luna[luna["column"] == SCORE_TOTAL].rename(columns={"value": SCORE_TOTAL})
     base = without_mixed_duels(seats)
-    several_opponents = base["opponents"].nunique() > 1
-    figures: dict[str, Figure] = {
-        "score_ecdf": plots.plot_score_ecdf(scores, weight="count"),
-        "category_breakdown": plots.plot_category_breakdown(st.summary_stats(luna, by="level")),
-    }
-    ladder = st.level_ladder(base, by="opponents")
-    if not ladder.empty:
-        figures["level_ladder"] = plots.plot_level_ladder(ladder, hue="opponents" if several_opponents else None)
-    win_table = st.win_rates(base, by=["opponents", "level"])
-    if not win_table.empty:
-        figures["win_rates"] = plots.plot_win_rates(win_table, hue="opponents")
-    figures["slot_first_use"] = plots.plot_slot_first_use(st.slot_first_use(luna))
+    rounds = None
     if not summary.rounds.empty:
         rounds = figure_slice(summary.rounds[summary.rounds["variant"] == BASE_VARIANT])
-        figures["reshuffles_by_round"] = plots.plot_reshuffle_timing(st.reshuffles_by_round(rounds))
-        figures["grade2_by_round"] = plots.plot_grade2_heatmap(st.grade2_by_round(rounds))
-        figures["majority_by_round"] = plots.plot_majority_by_round(st.majority_by_round(rounds))
-        figures["blocking_probability"] = plots.plot_blocking_curves(st.blocking_probability(rounds, by=None))
-    return figures
+    return standard_figures(
+        scores=scores, weight="count", categories=st.summary_stats(luna, by="level"),
+        ladder=st.level_ladder(base, by="opponents"), win_table=st.win_rates(base, by=["opponents", "level"]),
+        first_use=st.slot_first_use(luna), several_opponents=base["opponents"].nunique() > 1,
+        by_round=None if rounds is None else {
+            "reshuffles_by_round": st.reshuffles_by_round(rounds), "grade2_by_round": st.grade2_by_round(rounds),
+            "majority_by_round": st.majority_by_round(rounds),
+            "blocking_probability": st.blocking_probability(rounds, by=None)})
