@@ -319,10 +319,10 @@ def majority_distribution(rounds: pd.DataFrame, by: str | Iterable[str] | None =
     keys = as_keys(by)
     long = _majority_long(rounds, keys)
     table = _distribution(long, [*keys, "majority", "round"], "value")
-    return _in_majority_order(table, [*keys])
+    return in_majority_order(table, [*keys])
 
 
-def _in_majority_order(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+def in_majority_order(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     rank = table["majority"].map({kind: index for index, kind in enumerate(MAJORITY_TYPES)})
     rest = [column for column in ("round", "value", "total") if column in table.columns]
     ordered = table.assign(_rank=rank).sort_values([*keys, "_rank", *rest], kind="stable")
@@ -376,7 +376,7 @@ def blocking_probability(
         parts.append(part[[*keys, "majority", "round", "total", "rounds_observed", "p_blocked"]])
     table = pd.concat(parts, ignore_index=True)
     table["total"] = table["total"].astype("int64")
-    return _in_majority_order(table, keys)
+    return in_majority_order(table, keys)
 
 
 def deck_counters_summary(seats: pd.DataFrame, by: str | Iterable[str] | None = ("level",)) -> pd.DataFrame:

@@ -117,7 +117,7 @@ FIGURE_CAPTIONS: dict[str, str] = {
 # The standard study content
 
 
-def _varying_keys(frame: pd.DataFrame, candidates: Iterable[str]) -> list[str]:
+def varying_keys(frame: pd.DataFrame, candidates: Iterable[str]) -> list[str]:
     """Group keys worth showing: those of ``candidates`` that take more than one value."""
     return [column for column in candidates if column in frame.columns and frame[column].nunique() > 1]
 
@@ -162,7 +162,7 @@ def report_tables(data: RunData) -> dict[str, pd.DataFrame]:
         left out.
     """
     luna = data.luna
-    keys = [*_varying_keys(luna, ["variant", "opponents"]), "level"]
+    keys = [*varying_keys(luna, ["variant", "opponents"]), "level"]
     tables: dict[str, pd.DataFrame] = {"runs": run_overview(data)}
     tables["score_summary"] = stats.score_summary(data.seats, by=keys)
     fixed_opponents = without_mixed_duels(data.seats)

@@ -35,7 +35,7 @@ from analysis.schema import BASE_VARIANT, INTERACTION_COLUMNS, LUNA, SCORE_COLUM
 #: Two-sided 95 % quantile of the standard normal distribution.
 Z95 = 1.959963984540054
 
-_SUMMARY_COLUMNS = ["n", "mean", "sd", "sem", "median", "p10", "p90"]
+SUMMARY_COLUMNS = ["n", "mean", "sd", "sem", "median", "p10", "p90"]
 
 
 def wilson_interval(
@@ -141,7 +141,7 @@ def score_summary(
     long.index = long.index.set_names("metric", level=-1)
     long["n"] = long["n"].astype("int64")
     long["sem"] = long["sd"] / np.sqrt(long["n"])
-    return finish(long[_SUMMARY_COLUMNS])
+    return finish(long[SUMMARY_COLUMNS])
 
 
 def win_rates(
@@ -195,7 +195,7 @@ def _paired_games(upper: pd.DataFrame, lower: pd.DataFrame, keys: list[str]) -> 
     return None
 
 
-def _newcombe_interval(wins_a: float, games_a: int, wins_b: float, games_b: int) -> tuple[float, float, float]:
+def newcombe_interval(wins_a: float, games_a: int, wins_b: float, games_b: int) -> tuple[float, float, float]:
     """Difference of two independent proportions with Newcombe's hybrid score interval.
 
     The interval combines the two Wilson intervals (Newcombe 1998, method 10) and inherits
@@ -250,7 +250,7 @@ def _ladder_step(upper: pd.DataFrame, lower: pd.DataFrame, metric: str, keys: li
         se = won_differences.std(ddof=1) / np.sqrt(len(won_differences))
         row["win_diff_low"], row["win_diff_high"] = _difference_interval(row["win_diff"], se)
     else:
-        row["win_diff"], row["win_diff_low"], row["win_diff_high"] = _newcombe_interval(
+        row["win_diff"], row["win_diff_low"], row["win_diff_high"] = newcombe_interval(
             contested_upper["won"].sum(),
             len(contested_upper),
             contested_lower["won"].sum(),
@@ -523,5 +523,5 @@ def interaction_summary(
     """
     counters = available_interactions(select_kind(seats, SCRIPTED))
     if not counters:
-        return pd.DataFrame(columns=[*as_keys(by), "metric", *_SUMMARY_COLUMNS])
+        return pd.DataFrame(columns=[*as_keys(by), "metric", *SUMMARY_COLUMNS])
     return score_summary(seats, by=by, metrics=counters, kind=SCRIPTED)

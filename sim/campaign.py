@@ -46,9 +46,9 @@ import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat, parse_seat
-from sim.constants import DATA_DIR, LEVELS, MAX_LEVEL, MAX_SEATS, MIN_LEVEL, ROUNDS
+from sim.constants import DATA_DIR, DEFAULT_CALIBRATION_GAMES, LEVELS, MAX_LEVEL, MAX_SEATS, MIN_LEVEL, ROUNDS
 from sim.engines import engine_function, listed_function
-from sim.gamedata import DataError, GameData, _read_toml, _validate, merge_overlay
+from sim.gamedata import DataError, GameData, merge_overlay, read_toml, validate_data
 from sim.rng import MASK64, mix64
 from sim.strict import Strict
 
@@ -58,8 +58,6 @@ MAX_CHAPTERS = 64
 #: Salts of the derived seeds, so campaign and calibration games never coincide with ``simulate`` games.
 CAMPAIGN_SALT = 0x43414D504149474E  # "CAMPAIGN"
 CALIBRATION_SALT = 0x544F57415244  # "TOWARD"
-DEFAULT_CALIBRATION_GAMES = 2_000
-POLICY_KINDS = ("adjust", "keep", "toward", "levels")
 CHOICES = ("none", "lower", "keep", "raise", "jump")  # the level decision after a chapter; codes are indices
 NONE, LOWER, KEEP, RAISE, JUMP = range(len(CHOICES))
 
@@ -111,15 +109,15 @@ def load_campaign_data(overlay: str | Path | None = None, path: Path = CAMPAIGN_
     DataError
         One ``file: field: problem`` line per problem found.
     """
-    raw = _read_toml(path)
-    data = _validate(CampaignData, raw, path)
+    raw = read_toml(path)
+    data = validate_data(CampaignData, raw, path)
     if overlay is None:
         return data
     overlay_path = Path(overlay)
-    table = _read_toml(overlay_path).get("campaign", {})
+    table = read_toml(overlay_path).get("campaign", {})
     if not isinstance(table, dict):
         raise DataError([f"{overlay_path}: campaign: must be a table"])
-    return _validate(CampaignData, merge_overlay(raw, table, "campaign."), overlay_path, "campaign.")
+    return validate_data(CampaignData, merge_overlay(raw, table, "campaign."), overlay_path, "campaign.")
 
 
 # ---------------------------------------------------------------- options
@@ -128,7 +126,7 @@ def load_campaign_data(overlay: str | Path | None = None, path: Path = CAMPAIGN_
 class Policy:
     """The people's choice of Luna's level after a chapter (module docstring)."""
 
-    kind: str  # one of POLICY_KINDS
+    kind: str  # "adjust", "keep", "toward" or "levels"
     target: float = math.nan  # p of toward:<p>
     levels: tuple[int, ...] = ()  # the per-chapter levels of levels:...
 
@@ -262,10 +260,9 @@ def calibration_seed(seed: int) -> int:
     return mix64((seed + CALIBRATION_SALT) & MASK64)
 
 
-def chapter_games(campaigns: np.ndarray | int, chapter: int) -> np.ndarray:
-    """Game numbers of ``chapter`` (0-based) of the given campaigns (or of campaigns ``0 .. n-1`` for an int)."""
-    index = np.arange(campaigns) if isinstance(campaigns, int) else np.asarray(campaigns, dtype=np.int64)
-    return index * MAX_CHAPTERS + chapter
+def chapter_games(campaigns: np.ndarray, chapter: int) -> np.ndarray:
+    """Game numbers of ``chapter`` (0-based) of the given campaigns."""
+    return np.asarray(campaigns, dtype=np.int64) * MAX_CHAPTERS + chapter
 
 
 # ---------------------------------------------------------------- success points and decisions

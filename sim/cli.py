@@ -19,6 +19,7 @@ from analysis.study.plan import (
     DEFAULT_STRENGTHS,
     PARITY_COMMAND_GAMES,
     PARITY_TOLERANCE,
+    StudyError,
     parse_profiles,
     parse_strengths,
     strength_label,
@@ -27,6 +28,7 @@ from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, parse_level
 from sim.constants import (
     ALLOWED_ROUNDS,
     BACKENDS,
+    DEFAULT_CALIBRATION_GAMES,
     DEFAULT_CHUNK_GAMES,
     MAX_LEVEL,
     MIN_LEVEL,
@@ -118,12 +120,13 @@ def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seats", required=True, help="scripted seats, then luna (its level is the campaign's), "
                         "e.g. scripted:balanced@1,luna")
     parser.add_argument("--start-level", type=int, default=None,
-                        help="Luna's first level (default: the rulebook's, 5 against one person, 3 against more)")
+                        help="Luna's first level (default: the rulebook's, campaign.toml's luna.start_level_solo "
+                             "against one person, start_level_group against more)")
     parser.add_argument("--chapters", type=int, default=None, help="chapters per campaign (default: campaign.toml)")
     parser.add_argument("--policy", default="adjust", help="adjust, keep, toward:<p> or levels:5,4,4,3")
     parser.add_argument("--campaigns", type=int, default=1_000, help="campaigns to play (default %(default)s)")
-    parser.add_argument("--calibration-games", type=int, default=None,
-                        help="toward:<p>: games per level measuring Luna's win rate (default 2000)")
+    parser.add_argument("--calibration-games", type=int, default=DEFAULT_CALIBRATION_GAMES,
+                        help="toward:<p>: games per level measuring Luna's win rate (default %(default)s)")
     parser.add_argument("--out", required=True, help="output directory to write")
     parser.add_argument("--seed", type=int, default=1, help="run seed (default %(default)s)")
     parser.add_argument("--rounds", type=int, default=ROUNDS, choices=ALLOWED_ROUNDS,
@@ -171,8 +174,6 @@ def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
 
 def study_options(args: argparse.Namespace) -> dict[str, Any]:
     """The study options of the command line, parsed and checked (one-line errors naming the option)."""
-    from analysis.study.plan import StudyError
-
     if args.parity_games is not None and not args.parity:
         raise StudyError("--parity-games: only with --parity")
     return {"profiles": None if args.profiles is None else parse_profiles(args.profiles),
@@ -260,7 +261,7 @@ def command_campaign(args: argparse.Namespace) -> int:
     seats, luna = campaign.parse_campaign_seats(args.seats, data.players.profiles)
     chapters = campaign.check_chapters(rules.chapters if args.chapters is None else args.chapters)
     policy = campaign.parse_policy(args.policy, chapters)
-    calibration = campaign.DEFAULT_CALIBRATION_GAMES if args.calibration_games is None else args.calibration_games
+    calibration = args.calibration_games
     options = campaign.CampaignOptions(
         seats=seats, luna_seat=luna, chapters=chapters, start_level=campaign.start_level(rules, seats, policy,
                                                                                            args.start_level),

@@ -64,7 +64,8 @@ class GameConfig:
             raise ConfigError(f"--rounds: must be {ROUNDS}, or {SINGULARITY_ROUNDS} for the Singularity threat card; "
                               f"got {self.rounds}")
         if self.start_bonus not in START_BONUS_CHOICES:
-            raise ConfigError(f"--start-bonus: must be 'random' or 'none', got {self.start_bonus!r}")
+            raise ConfigError(f"--start-bonus: must be {' or '.join(map(repr, START_BONUS_CHOICES))}, "
+                              f"got {self.start_bonus!r}")
         kinds = [seat.kind for seat in self.seats]
         if "luna" in kinds and "scripted" in kinds[kinds.index("luna"):]:
             raise ConfigError("--seats: Luna sits last in seat order; list scripted seats before Luna seats")

@@ -57,6 +57,7 @@ ACTION_KINDS = ("invest", "expand", "helium", "research", "buy_card", "bonus")  
 # ---------------------------------------------------------------- runs
 
 DEFAULT_CHUNK_GAMES = 20_000  # games per chunk when the caller does not choose
+DEFAULT_CALIBRATION_GAMES = 2_000  # a campaign's toward:<p> policy: games per level measuring Luna's win rate
 BACKENDS = ("local", "dask")  # where a run's chunks are played: joblib processes here, or a Dask cluster
 
 

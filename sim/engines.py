@@ -78,7 +78,12 @@ def _load_reference() -> PlayChunk:
 
 
 def _load_numba() -> PlayChunk:
-    return play_chunk_numba_announced
+    from sim.fast import play_chunk_numba
+
+    def play(data: GameData, config: GameConfig, seed: int, first_game: int, count: int, detail: bool) -> Chunk:
+        return _announced(count, lambda: play_chunk_numba(data, config, seed, first_game, count, detail))
+
+    return play
 
 
 # ---------------------------------------------------------------- the first compile, said on the terminal
@@ -95,25 +100,23 @@ def set_compile_notice(enabled: bool) -> None:
     _compile_notice["enabled"] = enabled
 
 
-def play_chunk_numba_announced(data: GameData, config: GameConfig, seed: int, first_game: int, count: int,
-                               detail: bool) -> Chunk:
-    """``sim.fast.play_chunk_numba``, saying on stderr when this call first compiles the engine.
+def _announced(count: int, play: Callable[[], Chunk]) -> Chunk:
+    """Run ``play`` (a numba engine call of ``count`` games), saying on stderr when it first compiles the engine.
 
     Nothing is said when the compiled code is in numba's cache folder (a warm start), nor after the
-    first notice of the process.
+    first notice of the process. Both numba entry points (a range of games, a list) come through here.
     """
-    from sim.fast import play_chunk_numba
     from sim.fast._jit import is_compiled
     from sim.fast.kernel import driver_for
 
     if _compile_notice["said"] or not _compile_notice["enabled"] or is_compiled(driver_for(count)):
-        return play_chunk_numba(data, config, seed, first_game, count, detail)
+        return play()
     _compile_notice["said"] = True
     sys.stderr.write("luna-balance: compiling the numba engine for this machine; this happens once and takes "
                      "about half a minute ...\n")
     sys.stderr.flush()
     started = time.perf_counter()
-    chunk = play_chunk_numba(data, config, seed, first_game, count, detail)
+    chunk = play()
     # the compile is most of the call: the first chunk's games take a fraction of a second more
     sys.stderr.write(f"luna-balance: compiled in {time.perf_counter() - started:.0f} s (with the first "
                      f"{count:,} games); later runs load it from the cache at once\n")
@@ -128,7 +131,11 @@ def _load_reference_listed() -> PlayListed:
 def _load_numba_listed() -> PlayListed:
     from sim.fast.kernel import play_listed_numba
 
-    return play_listed_numba
+    def play(data: GameData, config: GameConfig, seed: int, games: Iterable[int] | np.ndarray, detail: bool) -> Chunk:
+        games = np.asarray(games, dtype=np.int64).reshape(-1)
+        return _announced(games.size, lambda: play_listed_numba(data, config, seed, games, detail))
+
+    return play
 
 
 def _numba_problems(data: GameData, config: GameConfig) -> str:

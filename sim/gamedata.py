@@ -443,7 +443,7 @@ class GameData:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def read_toml(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
@@ -472,7 +472,7 @@ def _format_errors(path: Path | str, error: ValidationError, prefix: str = "") -
     return lines
 
 
-def _validate(model: type[BaseModel], raw: dict[str, Any], path: Path | str, prefix: str = "") -> Any:
+def validate_data(model: type[BaseModel], raw: dict[str, Any], path: Path | str, prefix: str = "") -> Any:
     try:
         return model.model_validate(raw)
     except ValidationError as error:
@@ -511,24 +511,24 @@ def load_game_data(overlay: str | Path | None = None, data_dir: Path = DATA_DIR)
         One ``file: field: problem`` line per problem found.
     """
     luna_path, moon_path = data_dir / "luna.toml", data_dir / "moon.toml"
-    luna_raw, moon_raw = _read_toml(luna_path), _read_toml(moon_path)
-    luna = _validate(LunaData, luna_raw, luna_path)
-    moon = _validate(MoonData, moon_raw, moon_path)
+    luna_raw, moon_raw = read_toml(luna_path), read_toml(moon_path)
+    luna = validate_data(LunaData, luna_raw, luna_path)
+    moon = validate_data(MoonData, moon_raw, moon_path)
     players_dir = data_dir / PLAYERS_DIR.name
     model_path = players_dir / PLAYER_MODEL_FILE
-    model_raw = _read_toml(model_path)
-    _validate(PlayerModel, model_raw, model_path)
+    model_raw = read_toml(model_path)
+    validate_data(PlayerModel, model_raw, model_path)
     profiles_raw = {}
     for path in sorted(players_dir.glob("*.toml")):
         if path != model_path:
-            profiles_raw[path.stem] = _read_toml(path)
-            _validate(Profile, profiles_raw[path.stem], path)
+            profiles_raw[path.stem] = read_toml(path)
+            validate_data(Profile, profiles_raw[path.stem], path)
     players_raw = {"model": model_raw, "profiles": profiles_raw}
-    players = _validate(PlayerData, players_raw, players_dir)
+    players = validate_data(PlayerData, players_raw, players_dir)
     sources = [str(luna_path), str(moon_path), str(players_dir)]
     if overlay is not None:
         overlay_path = Path(overlay)
-        raw = _read_toml(overlay_path)
+        raw = read_toml(overlay_path)
         # [campaign] is read by sim.campaign.load_campaign_data, not here.
         unknown = sorted(set(raw) - {"name", "description", "luna", "moon", "players", "campaign"})
         if unknown:
@@ -540,8 +540,8 @@ def load_game_data(overlay: str | Path | None = None, data_dir: Path = DATA_DIR)
             players_raw = merge_overlay(players_raw, raw.get("players", {}), "players.")
         except DataError as error:
             raise DataError([f"{overlay_path}: {line}" for line in error.problems]) from None
-        luna = _validate(LunaData, luna_raw, overlay_path, "luna.")
-        moon = _validate(MoonData, moon_raw, overlay_path, "moon.")
-        players = _validate(PlayerData, players_raw, overlay_path, "players.")
+        luna = validate_data(LunaData, luna_raw, overlay_path, "luna.")
+        moon = validate_data(MoonData, moon_raw, overlay_path, "moon.")
+        players = validate_data(PlayerData, players_raw, overlay_path, "players.")
         sources.append(str(overlay_path))
     return GameData(luna=luna, moon=moon, players=players, sources=tuple(sources))

@@ -157,8 +157,7 @@ def start_output(out: Path) -> Path:
     temporary = out.with_name(f".{out.name}.partial-{os.getpid()}")
     try:
         if out.is_dir():
-            if any(out.iterdir()) and not (out / "manifest.json").exists():
-                raise OutputPathError(f"{out}: exists and is not a run directory; refusing to replace it")
+            _refuse_foreign(out)
         elif out.exists():
             raise OutputPathError(f"{out}: is a file, not a run directory; refusing to replace it")
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -179,11 +178,16 @@ def _why(error: OSError, out: Path) -> str:
     return f"{path}: {error.strerror or error}"
 
 
+def _refuse_foreign(out: Path) -> None:
+    """Refuse to replace a non-empty directory at ``out`` that is not a run directory."""
+    if any(out.iterdir()) and not (out / "manifest.json").exists():
+        raise OutputPathError(f"{out}: exists and is not a run directory; refusing to replace it")
+
+
 def replace_directory(temporary: Path, out: Path) -> None:
     """Move a finished run into place; an existing run directory at ``out`` is replaced whole."""
     if out.exists():
-        if any(out.iterdir()) and not (out / "manifest.json").exists():  # appeared while the games were played
-            raise OutputPathError(f"{out}: exists and is not a run directory; refusing to replace it")
+        _refuse_foreign(out)  # again: it may have appeared while the games were played
         old = out.with_name(f".{out.name}.old-{os.getpid()}")
         crash_point("part-moving")
         os.replace(out, old)
@@ -293,19 +297,19 @@ def _consume_all(chunks: Iterable[tuple[int, Chunk]], consumers: Sequence[ChunkC
             consumer.consume(chunk)
         crash_point("chunk-written")
 
+    def drain(pending: tuple[int, Future] | None) -> None:
+        if pending is not None:
+            pending[1].result()  # re-raises a consumer's error here, before more games are played
+            if progress is not None:
+                progress(pending[0])
+
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="luna-consumer") as pool:
         pending: tuple[int, Future] | None = None
         try:
             for count, chunk in chunks:
-                if pending is not None:
-                    pending[1].result()  # re-raises a consumer's error here, before more games are played
-                    if progress is not None:
-                        progress(pending[0])
+                drain(pending)
                 pending = (count, pool.submit(consume, chunk))
-            if pending is not None:
-                pending[1].result()
-                if progress is not None:
-                    progress(pending[0])
+            drain(pending)
         finally:
             if pending is not None:
                 pending[1].cancel()

@@ -57,6 +57,7 @@ from sim.constants import (
     ACTION_KINDS,
     ALLOWED_ROUNDS,
     BONUS_SPACES,
+    DISPLAY_SPACES,
     LEVELS,
     MAX_SEATS,
     N_COMPANIES,
@@ -77,8 +78,6 @@ from sim.gamedata import (
     GameData,
     PlaceBonusMarker,
 )
-
-SLOTS = SLOT_LETTERS
 
 OP_GAIN_COIN = 0
 OP_GAIN_HELIUM = 1
@@ -215,7 +214,7 @@ TABLES_DTYPE = np.dtype([(name, dtype, shape) for name, dtype, shape, _ in TABLE
 
 
 def _letter_mask(cell: str) -> int:
-    return sum(1 << SLOTS.index(letter) for letter in set(cell))
+    return sum(1 << SLOT_LETTERS.index(letter) for letter in set(cell))
 
 
 def _encode_action(action) -> list[int]:
@@ -249,8 +248,8 @@ def _encode_action(action) -> list[int]:
         row[OP_CELLS:OP_CELLS + len(cells)] = [_letter_mask(cell) for cell in cells]
     else:  # pragma: no cover - the schema admits no other action
         raise ValueError(f"the numba engine does not know the card action {action!r}")
-    for slot in range(5):
-        row[OP_SLOT_CELLS + slot] = sum(1 << k for k in range(12) if row[OP_CELLS + k] >> slot & 1)
+    for slot in range(N_SLOTS):
+        row[OP_SLOT_CELLS + slot] = sum(1 << k for k in range(DISPLAY_SPACES) if row[OP_CELLS + k] >> slot & 1)
     return row
 
 
@@ -390,7 +389,7 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     t["research_max"] = board.research_max
     t["research_switch_at"] = board.research_switch_at
     t["past_end"] = board.past_end_crypcoin_per_step
-    t["initial_slot_on"] = [letter in board.initial_slots for letter in SLOTS]
+    t["initial_slot_on"] = [letter in board.initial_slots for letter in SLOT_LETTERS]
     t["helium_score"][: board.tank_max + 1] = _score_by_position(luna.final_scoring.helium_tank, board.tank_max)
     t["research_score"][: board.research_max + 1] = _score_by_position(luna.final_scoring.research_track,
                                                                        board.research_max)

@@ -117,9 +117,14 @@ def test_compile_notice_is_said_once_and_never_when_quiet(tmp_path, monkeypatch,
     monkeypatch.setitem(engines._compile_notice, "enabled", True)
     config = GameConfig(seats=parse_seats("luna:2"))
     for first in (0, 5):
-        engines.play_chunk_numba_announced(DATA, config, 1, first, 5, False)
+        engines.engine_function("numba")(DATA, config, 1, first, 5, False)
+    engines.listed_function("numba")(DATA, config, 1, [3, 9], False)  # a campaign's entry point too
     err = capsys.readouterr().err
     assert err.count("compiling the numba engine for this machine") == 1 and "compiled in" in err
+
+    monkeypatch.setitem(engines._compile_notice, "said", False)
+    engines.listed_function("numba")(DATA, config, 1, [3, 9], False)
+    assert capsys.readouterr().err.count("compiling the numba engine for this machine") == 1
 
     monkeypatch.setitem(engines._compile_notice, "said", False)
     assert main(["simulate", "--seats", "luna:2", "--games", "5", "--quiet", "--out", str(tmp_path / "run")]) == 0

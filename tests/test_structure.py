@@ -8,6 +8,7 @@ pointing at an upper one.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@functools.cache
 def project_modules() -> dict[str, Path]:
     return {_module_name(path): path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))}
 
@@ -53,6 +55,7 @@ def _imported(module: str, path: Path, known: set[str]) -> set[str]:
     return found
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
     modules = project_modules()
     known = set(modules)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis.report import figure_slice, standard_figures, without_mixed_duels
+from analysis.report import figure_slice, standard_figures, varying_keys, without_mixed_duels
 from analysis.schema import BASE_VARIANT, LUNA, SCORE_COLUMNS, SCORE_TOTAL
 from analysis.stats import Z95, wilson_interval
 from analysis.study import summary_tables as st
@@ -23,10 +23,6 @@ HEAD_TO_HEAD_COLUMNS = ["variant", "run", "level", "level_below", "games", "wins
                         "score_diff", "diff_low", "diff_high"]
 DIFFERENCE_COLUMNS = ["variant", "variant_run", "base_run", "level", "metric", "n", "mean_base", "mean_variant",
                       "diff", "sd", "se", "ci_low", "ci_high"]
-
-
-def _varying(frame: pd.DataFrame, candidates: Sequence[str]) -> list[str]:
-    return [column for column in candidates if frame[column].nunique() > 1]
 
 
 def run_overview(summary: StudySummary) -> pd.DataFrame:
@@ -114,7 +110,7 @@ def study_tables(summary: StudySummary) -> dict[str, pd.DataFrame]:
     """
     seats = summary.seats
     luna = seats[seats["kind"] == LUNA]
-    keys = [*_varying(luna, ["variant", "opponents"]), "level"]
+    keys = [*varying_keys(luna, ["variant", "opponents"]), "level"]
     tables: dict[str, pd.DataFrame] = {"runs": run_overview(summary)}
     tables["score_summary"] = st.summary_stats(seats, by=keys)
     fixed_opponents = without_mixed_duels(seats)

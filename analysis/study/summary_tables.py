@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis._frames import as_keys
-from analysis.deck import STANDARD_ROUNDS, card_sort_key
+from analysis._frames import as_keys, select_kind, stack
+from analysis.deck import STANDARD_ROUNDS, card_sort_key, in_majority_order
 from analysis.schema import (
     COUNTER_COLUMNS,
     INTERACTION_COLUMNS,
@@ -31,13 +31,7 @@ from analysis.schema import (
     SCRIPTED,
     SWITCHED_SLOTS,
 )
-from analysis.stats import Z95, _newcombe_interval, wilson_interval
-
-_SUMMARY_COLUMNS = ["n", "mean", "sd", "sem", "median", "p10", "p90"]
-
-
-def _kind(hist: pd.DataFrame, kind: str | None) -> pd.DataFrame:
-    return hist if kind is None else hist[hist["kind"] == kind]
+from analysis.stats import SUMMARY_COLUMNS, Z95, newcombe_interval, wilson_interval
 
 
 def _group_items(table: pd.DataFrame, keys: list[str]) -> Iterable[tuple[tuple, pd.DataFrame]]:
@@ -79,7 +73,7 @@ def summary_stats(hist: pd.DataFrame, by: str | Iterable[str] | None = ("level",
         The keys, ``metric``, ``n``, ``mean``, ``sd``, ``sem``, ``median``, ``p10``, ``p90``.
     """
     keys = as_keys(by)
-    data = _kind(hist, kind)
+    data = select_kind(hist, kind)
     data = data[data["column"].isin(metrics)]
     group = [*keys, "column"] if keys else ["_all", "column"]
     if not keys:
@@ -110,7 +104,7 @@ def summary_stats(hist: pd.DataFrame, by: str | Iterable[str] | None = ("level",
     table = table.drop(columns=["_all", "_order", "_squares"], errors="ignore").reset_index(drop=True)
     table["n"] = table["n"].astype("int64")
     table["sem"] = table["sd"] / np.sqrt(table["n"])
-    return table[[*keys, "metric", *_SUMMARY_COLUMNS]]
+    return table[[*keys, "metric", *SUMMARY_COLUMNS]]
 
 
 def _won(hist: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -144,7 +138,7 @@ def win_rates(hist: pd.DataFrame, by: str | Iterable[str] | None = ("level",), k
         The keys, ``games``, ``wins``, ``win_rate`` and the Wilson ``ci_low``, ``ci_high``.
     """
     keys = as_keys(by)
-    data = _kind(contested(hist), kind)
+    data = select_kind(contested(hist), kind)
     if not keys:
         data = data.assign(_all=0)
     table = _won(data, keys or ["_all"]).drop(columns="_all", errors="ignore")
@@ -187,7 +181,7 @@ def level_ladder(hist: pd.DataFrame, by: str | Iterable[str] | None = None, metr
         When two levels of a group share a part (their games would have to be paired).
     """
     keys = as_keys(by)
-    data = _kind(hist, kind)
+    data = select_kind(hist, kind)
     data = data[data["column"].isin([metric, "won"])]
     runs = data.groupby([*keys, "level"], sort=True)["run"].agg(frozenset)
     for _, levels in (runs.groupby(level=keys, sort=False) if keys else [((), runs)]):
@@ -203,7 +197,7 @@ def level_ladder(hist: pd.DataFrame, by: str | Iterable[str] | None = None, metr
                                    "paired": False, "n": int(upper["n"]), "n_below": int(lower["n"]),
                                    "mean": upper["mean"], "mean_below": lower["mean"],
                                    "diff": upper["mean"] - lower["mean"]}
-            row["diff_se"] = np.hypot(upper["sd"] / np.sqrt(upper["n"]), lower["sd"] / np.sqrt(lower["n"]))
+            row["diff_se"] = np.hypot(upper["sem"], lower["sem"])
             row["diff_low"], row["diff_high"] = row["diff"] - Z95 * row["diff_se"], row["diff"] + Z95 * row["diff_se"]
             row.update(win_rate=np.nan, win_rate_below=np.nan, win_diff=np.nan, win_diff_low=np.nan,
                        win_diff_high=np.nan)
@@ -211,7 +205,7 @@ def level_ladder(hist: pd.DataFrame, by: str | Iterable[str] | None = None, metr
                 won_upper, won_lower = won.loc[(*values, level)], won.loc[(*values, below)]
                 row["win_rate"] = won_upper["wins"] / won_upper["games"]
                 row["win_rate_below"] = won_lower["wins"] / won_lower["games"]
-                row["win_diff"], row["win_diff_low"], row["win_diff_high"] = _newcombe_interval(
+                row["win_diff"], row["win_diff_low"], row["win_diff_high"] = newcombe_interval(
                     won_upper["wins"], int(won_upper["games"]), won_lower["wins"], int(won_lower["games"]))
             rows.append(row)
     return pd.DataFrame(rows, columns=[*keys, *LADDER_COLUMNS])
@@ -227,7 +221,7 @@ def _distribution(counts: pd.DataFrame, keys: list[str], column: str, name: str 
 def reshuffle_distribution(hist: pd.DataFrame, by: str | Iterable[str] | None = ("level",)) -> pd.DataFrame:
     """As :func:`analysis.deck.reshuffle_distribution`."""
     keys = as_keys(by)
-    data = _kind(hist, LUNA)
+    data = select_kind(hist, LUNA)
     data = data[data["column"] == "reshuffles"].assign(reshuffles=lambda frame: frame["value"].astype("int64"))
     return _distribution(data, keys, "reshuffles", "games")
 
@@ -235,7 +229,7 @@ def reshuffle_distribution(hist: pd.DataFrame, by: str | Iterable[str] | None = 
 def slot_first_use(hist: pd.DataFrame, by: str | Iterable[str] | None = ("level",)) -> pd.DataFrame:
     """As :func:`analysis.deck.slot_first_use`."""
     keys = as_keys(by)
-    data = _kind(hist, LUNA)
+    data = select_kind(hist, LUNA)
     columns = {slot: f"slot_{slot.lower()}_first_round" for slot in SWITCHED_SLOTS}
     data = data[data["column"].isin(columns.values())]
     last_round = max(STANDARD_ROUNDS, int(data["value"].max()))
@@ -247,7 +241,7 @@ def slot_first_use(hist: pd.DataFrame, by: str | Iterable[str] | None = ("level"
         wide = wide.reindex(columns=range(last_round + 1), fill_value=0)
         shares = wide.div(wide.sum(axis=1), axis=0)
         cumulative = shares.loc[:, 1:].cumsum(axis=1).reindex(columns=wide.columns)
-        long = pd.concat({"games": wide.stack(), "share": shares.stack(), "cumulative_share": cumulative.stack()},
+        long = pd.concat({"games": stack(wide), "share": stack(shares), "cumulative_share": stack(cumulative)},
                          axis=1)
         long.index = long.index.set_names([*group_keys, "first_round"])
         long = long.reset_index().drop(columns="_all", errors="ignore")
@@ -330,13 +324,6 @@ def majority_by_round(rounds: pd.DataFrame, by: str | Iterable[str] | None = ("l
     return table
 
 
-def _majority_order(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    rank = table["majority"].map({kind: index for index, kind in enumerate(MAJORITY_TYPES)})
-    rest = [column for column in ("round", "value", "total") if column in table.columns]
-    ordered = table.assign(_rank=rank).sort_values([*keys, "_rank", *rest], kind="stable")
-    return ordered.drop(columns="_rank").reset_index(drop=True)
-
-
 def _majority_long(rounds: pd.DataFrame) -> pd.DataFrame:
     data = rounds[rounds["column"].isin(MAJORITY_COLUMNS)]
     return data.assign(majority=data["column"].str.removeprefix("majority_"), value=data["value"].astype("int64"))
@@ -346,7 +333,7 @@ def majority_distribution(rounds: pd.DataFrame, by: str | Iterable[str] | None =
     """As :func:`analysis.deck.majority_distribution`."""
     keys = as_keys(by)
     table = _distribution(_majority_long(rounds), [*keys, "majority", "round"], "value")
-    return _majority_order(table, keys)
+    return in_majority_order(table, keys)
 
 
 def blocking_probability(rounds: pd.DataFrame, by: str | Iterable[str] | None = ("level",)) -> pd.DataFrame:
@@ -364,7 +351,7 @@ def blocking_probability(rounds: pd.DataFrame, by: str | Iterable[str] | None = 
         counts = counts.reindex(columns=range(lowest, highest + 1), fill_value=0)
         observed = counts.sum(axis=1)
         blocked = (1.0 - counts.cumsum(axis=1).div(observed, axis=0)).loc[:, 0:highest].clip(lower=0.0)
-        long_blocked = blocked.stack().rename("p_blocked")
+        long_blocked = stack(blocked).rename("p_blocked")
         long_blocked.index = long_blocked.index.set_names("total", level=-1)
         part = long_blocked.reset_index().merge(observed.rename("rounds_observed").reset_index(), on=[*keys, "round"])
         part.insert(len(keys), "majority", kind)
@@ -372,15 +359,15 @@ def blocking_probability(rounds: pd.DataFrame, by: str | Iterable[str] | None = 
     table = pd.concat(parts, ignore_index=True)
     table["total"] = table["total"].astype("int64")
     table["rounds_observed"] = table["rounds_observed"].astype("int64")
-    return _majority_order(table, keys)
+    return in_majority_order(table, keys)
 
 
 def interaction_summary(hist: pd.DataFrame, by: str | Iterable[str] | None = ("luna_level", "profile")) -> pd.DataFrame:
     """As :func:`analysis.stats.interaction_summary`: the scripted seats' interaction counters."""
-    scripted = _kind(hist, SCRIPTED)
+    scripted = select_kind(hist, SCRIPTED)
     counters = [column for column in INTERACTION_COLUMNS if (scripted["column"] == column).any()]
     if not counters:
-        return pd.DataFrame(columns=[*as_keys(by), "metric", *_SUMMARY_COLUMNS])
+        return pd.DataFrame(columns=[*as_keys(by), "metric", *SUMMARY_COLUMNS])
     return summary_stats(hist, by=by, metrics=counters, kind=SCRIPTED)
 
 

@@ -125,10 +125,6 @@ def jit(function: Callable | None = None, **options) -> Callable:
     return decorate if function is None else decorate(function)
 
 
-def jit_parallel(function: Callable) -> Callable:
-    """:func:`jit` with ``parallel=True``: for the prange over blocks of games only."""
-    return jit(function, parallel=True)
-
 
 def is_compiled(dispatcher: Callable) -> bool:
     """Whether calling the jitted ``dispatcher`` loads machine code rather than compiling it.

@@ -9,7 +9,7 @@ import numpy as np
 
 from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
-from sim.fast._jit import jit, jit_parallel
+from sim.fast._jit import jit
 from sim.fast.game import play_game, setup_template
 from sim.fast.rng import MASK64
 from sim.fast.state import R_GAME, RESET_BYTES, SEAT_INT_COLUMNS, STATE_DTYPE
@@ -73,7 +73,7 @@ def _play_games(tables, seed, games, detail, out_int, out_won, out_rounds):
                     out_rounds)
 
 
-@jit_parallel
+@jit(parallel=True)
 def _play_games_parallel(tables, seed, games, detail, out_int, out_won, out_rounds):
     """Play the games numbered ``games`` into preallocated columns, a block per prange step.
 
