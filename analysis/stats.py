@@ -185,6 +185,37 @@ def _difference_interval(diff: float, se: float) -> tuple[float, float]:
     return diff - Z95 * se, diff + Z95 * se
 
 
+#: The columns of :func:`duel_row` (after the caller's own labels).
+DUEL_COLUMNS = ["games", "wins", "win_rate", "ci_low", "ci_high", "score_diff", "diff_low", "diff_high"]
+
+
+def duel_row(won_upper: np.ndarray, score_upper: np.ndarray, score_lower: np.ndarray) -> dict[str, float]:
+    """One seat against another over the same games: the first's wins and the paired score difference.
+
+    Parameters
+    ----------
+    won_upper
+        Shape (games,): the first seat's ``won`` per game (a tie counts half).
+    score_upper, score_lower
+        Shape (games,): both seats' total scores, game by game.
+
+    Returns
+    -------
+    dict
+        :data:`DUEL_COLUMNS`: ``wins`` with its Wilson interval, and the mean per-game score
+        difference first − second with its paired 95 % interval (NaN for one game).
+    """
+    games = len(won_upper)
+    wins = float(np.sum(won_upper))
+    ci_low, ci_high = wilson_interval(wins, games)
+    differences = np.asarray(score_upper, dtype=float) - np.asarray(score_lower, dtype=float)
+    mean = float(differences.mean())
+    se = float(differences.std(ddof=1) / np.sqrt(games)) if games > 1 else np.nan
+    diff_low, diff_high = _difference_interval(mean, se)
+    return {"games": games, "wins": wins, "win_rate": wins / games, "ci_low": ci_low, "ci_high": ci_high,
+            "score_diff": mean, "diff_low": diff_low, "diff_high": diff_high}
+
+
 def _paired_games(upper: pd.DataFrame, lower: pd.DataFrame, keys: list[str]) -> pd.DataFrame | None:
     """Upper and lower rows matched game by game, or None unless both cover exactly the same games."""
     if upper.empty or upper.duplicated(keys).any() or lower.duplicated(keys).any():
