@@ -39,6 +39,7 @@ from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NU
 from sim.config import GameConfig
 from sim.constants import BACKENDS, DEFAULT_CHUNK_GAMES
 from sim.crashpoints import crash_point
+from sim.dispatch import ordered_results
 from sim.engines import PlayChunk, check_engine, engine_function
 from sim.gamedata import GameData
 from sim.summary import StreamingSummary
@@ -203,21 +204,8 @@ def replace_directory(temporary: Path, out: Path) -> None:
 def _chunks(play: PlayChunk, data: GameData, config: GameConfig, options: RunOptions,
             bounds: list[tuple[int, int]]) -> Iterator[Chunk]:
     """Play the chunks in order, here or on joblib workers (loky processes, or a Dask cluster)."""
-    seed, detail, workers = options.seed, options.detail, options.workers
-    if options.backend == "local" and workers <= 1:
-        yield from (play(data, config, seed, first, count, detail) for first, count in bounds)
-        return
-    from joblib import Parallel, delayed, parallel_config
-
-    tasks = (delayed(play)(data, config, seed, first, count, detail) for first, count in bounds)
-    if options.backend == "dask":
-        from dask.distributed import Client
-
-        with Client(options.scheduler) as client, parallel_config(backend="dask"):
-            workers = workers if workers > 1 else max(1, sum(client.nthreads().values()))
-            yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
-        return
-    yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
+    calls = ((data, config, options.seed, first, count, options.detail) for first, count in bounds)
+    yield from ordered_results(play, calls, options.workers, options.backend, options.scheduler)
 
 
 def _parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
