@@ -160,8 +160,8 @@ def parameter_effects(table: pd.DataFrame, metric: str) -> pd.DataFrame:
 def summary_sentence(plan: Plan, table: pd.DataFrame, top: int = 3) -> str:
     """Which parameters matter most, per metric, and how many changes were skipped."""
     options = plan.options
-    parts = [f"{_describe(options)}, {options.games:,} paired games per change "
-             f"({len(plan.changes)} changes played"
+    played = f"{len(plan.changes)} change{'' if len(plan.changes) == 1 else 's'} played"
+    parts = [f"{_describe(options)}, {options.games:,} paired games per change ({played}"
              + (f", {len(plan.skipped)} skipped as invalid)." if plan.skipped else ").")]
     for metric in options.metrics:
         effects = parameter_effects(table, metric)
@@ -173,14 +173,14 @@ def summary_sentence(plan: Plan, table: pd.DataFrame, top: int = 3) -> str:
         scale = 1.0 if metric == SCORE_METRIC else 100.0
         named = ", ".join(f"{name} (up to {size * scale:.2g}{unit})" for name, size in
                           clear["size"].head(top).items())
-        parts.append(f"Her {_METRIC_WORDS[metric]} depends most on {named}; {len(clear)} of "
-                     f"{len(effects)} parameters move it beyond its 95 % interval.")
+        parts.append(f"Her {_METRIC_WORDS[metric]} depends most on {named}; parameters with an effect beyond "
+                     f"its 95 % interval: {len(clear)} of {len(effects)}.")
     return " ".join(parts)
 
 
 def write_sensitivity_files(plan: Plan, table: pd.DataFrame, folder: Path) -> str:
     """Write ``sensitivity.csv``, the tornado plot and the report into ``folder``; returns the summary sentence."""
-    from analysis.tuning.plots import plot_tornado
+    from analysis.tuning.plots import TORNADO_PARAMETERS, plot_tornado
 
     atomic_write(folder / "sensitivity.csv", table.to_csv(index=False, lineterminator="\n"))
     sentence = summary_sentence(plan, table)
@@ -188,7 +188,10 @@ def write_sensitivity_files(plan: Plan, table: pd.DataFrame, folder: Path) -> st
                             for change, reason in plan.skipped], columns=["parameter", "change", "reason"])
     tables = {f"effects_{metric}": table[table["metric"] == metric] for metric in plan.options.metrics}
     tables["skipped"] = skipped
-    sections = [Section("summary", "Which parameters matter", sentence, ("tornado",)),
+    tornado_text = (f"Per metric, the {TORNADO_PARAMETERS} parameters with the largest effects, largest on top: each "
+                    "bar is the parameter's largest step down (decrease) or up (increase), changed minus base over "
+                    "the same games; the whiskers are paired 95 % intervals.")
+    sections = [Section("summary", "Which parameters matter", tornado_text, ("tornado",)),
                 *(Section(f"effects-{metric}", f"Effects on Luna's {_METRIC_WORDS[metric]}",
                           "Changed minus base over the same games, with paired 95 % intervals; biggest first.",
                           (f"effects_{metric}",)) for metric in plan.options.metrics),
