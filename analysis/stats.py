@@ -212,7 +212,7 @@ def duel_row(won_upper: np.ndarray, score_upper: np.ndarray, score_lower: np.nda
     differences = np.asarray(score_upper, dtype=float) - np.asarray(score_lower, dtype=float)
     mean = float(differences.mean())
     se = float(differences.std(ddof=1) / np.sqrt(games)) if games > 1 else np.nan
-    diff_low, diff_high = _difference_interval(mean, se)
+    diff_low, diff_high = difference_interval(mean, se)
     return {"games": games, "wins": wins, "win_rate": wins / games, "ci_low": ci_low, "ci_high": ci_high,
             "score_diff": mean, "diff_low": diff_low, "diff_high": diff_high}
 
