@@ -1,0 +1,1 @@
+"""Tuning Luna's levels: level parameters, their sensitivity, and a search toward designer-given targets."""
