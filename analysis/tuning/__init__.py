@@ -1,1 +1,11 @@
-"""Tuning Luna's levels: level parameters, their sensitivity, and a search toward designer-given targets."""
+"""Tuning Luna's levels: the numbers a designer may change, and how much each one matters.
+
+Modules
+-------
+parameters
+    The tunable numbers of Luna's raw data as named parameters with valid ranges, the overlay that sets
+    them, why a set of values cannot be played, and the overlay file writer.
+
+Submodules are not imported here, so ``import analysis.tuning.parameters`` pulls in neither pandas nor
+matplotlib.
+"""
