@@ -30,9 +30,9 @@ from matplotlib.patches import Rectangle
 from analysis.plotting import legend, level_ticks, new_figure, styled
 from analysis.render import Section, atomic_write, write_report
 from analysis.tuning.parameters import write_overlay
-from analysis.tuning.search import Measure, distance
-from analysis.tuning.tune import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED, GoalResult, TuneResult, start_data, tune
+from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED, Measure, distance
 from analysis.tuning.targets import read_targets
+from analysis.tuning.tune import GoalResult, TuneResult, start_data, tune
 from sim.gamedata import load_game_data
 from sim.run import package_versions, replace_directory, start_output
 

@@ -45,7 +45,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from analysis.tuning.parameters import Parameter, card_parameters, level_parameters
+from analysis.tuning.parameters import TOKEN_TRACKS, Parameter, card_parameters, level_parameters
 from sim.config import ConfigError, Seat, parse_seats
 from sim.constants import LEVELS, MAX_LEVEL, MIN_LEVEL
 from sim.gamedata import LEVEL_KEYS, DataError, read_toml, validate_data
@@ -55,6 +55,7 @@ from sim.strict import Strict
 METRICS = ("luna_win_rate", "luna_mean_score", "parity_strength")
 #: What a ladder level moves when the file does not say: its token positions.
 DEFAULT_LADDER_MOVE = ("helium_tokens.*", "research_tokens.*")
+TRACK_OF_START = {start: track for track, (start, _) in TOKEN_TRACKS.items()}
 _METRIC_LABELS = {"luna_win_rate": "Luna's win rate", "luna_mean_score": "Luna's mean total score",
                   "parity_strength": "strength at parity"}
 
@@ -181,18 +182,17 @@ class Targets:
     ladder: bool
 
 
-def parameter_value(name: str, raw_luna: Mapping[str, Any]) -> int:
-    """The current value of a dotted parameter name in raw Luna data (a boolean as 0 or 1)."""
-    node: Any = raw_luna
-    parts = name.split(".")
-    for index, part in enumerate(parts):
-        if index == 1 and parts[0] == "cards":
-            node = next(card for card in node if card["id"] == part)
-        elif isinstance(node, list):
-            node = node[int(part)]
-        else:
-            node = node[part]
-    return int(node)
+def search_range(parameter: Parameter, raw_luna: Mapping[str, Any]) -> tuple[int, int]:
+    """The range a search may move a parameter over when the others move too.
+
+    A token's or start position's own range (:class:`Parameter`) stops at its neighbours as they are;
+    with several of them free, the whole track is open, and the order is left to ``invalid_reason``.
+    """
+    if parameter.kind not in ("token", "start"):
+        return parameter.low, parameter.high
+    field = parameter.name.split(".")[2]
+    track = field if parameter.kind == "token" else TRACK_OF_START[field]
+    return (1 if parameter.kind == "token" else 0), int(raw_luna["board"][TOKEN_TRACKS[track][1]])
 
 
 def _metric(fields: _Goal, where: str, profiles: Mapping[str, Profile]) -> Metric:
@@ -237,8 +237,8 @@ def _free(parameters: Sequence[Parameter], bounds: Mapping[str, tuple[int, int]]
             raise DataError([f"{where}.bounds: {name}: not among the parameters move names"])
     free = []
     for parameter in parameters:
-        low, high = int(parameter.low), int(parameter.high)
-        start = parameter_value(parameter.name, raw_luna)
+        low, high = search_range(parameter, raw_luna)
+        start = parameter.value(raw_luna)
         if parameter.name in bounds:
             low, high = max(low, bounds[parameter.name][0]), min(high, bounds[parameter.name][1])
             if not low <= start <= high:

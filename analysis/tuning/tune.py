@@ -12,15 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis.tuning.evaluate import Candidates, combine_overlays, metric_evaluator
-from analysis.tuning.search import Measure, SearchResult, coordinate_search
-from analysis.tuning.targets import Goal, Targets, ladder_targets, read_targets
-from sim.constants import DATA_DIR, MAX_LEVEL, MIN_LEVEL
+from analysis.tuning.evaluate import Candidates, metric_evaluator
+from analysis.tuning.parameters import invalid_reason, shipped_luna
+from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED, Measure, SearchResult, coordinate_search
+from analysis.tuning.targets import Goal, Targets, ladder_targets
+from sim.constants import MAX_LEVEL, MIN_LEVEL
 from sim.gamedata import DataError, load_game_data, merge_overlay, read_toml
-
-#: Games per candidate on a race's last stage (``--games``), and on the final measurements.
-DEFAULT_TUNE_GAMES = 20_000
-DEFAULT_TUNE_SEED = 1
 
 
 @dataclass(frozen=True)
@@ -72,21 +69,22 @@ def start_data(overlay: str | Path | None) -> tuple[dict[str, Any], dict[str, An
         When the overlay does not load (the same checks as ``--overlay`` anywhere).
     """
     if overlay is None:
-        return {}, read_toml(DATA_DIR / "luna.toml")
+        return {}, shipped_luna()
     load_game_data(overlay)  # every check, with the file's own file: field: problem lines
     raw = read_toml(Path(overlay))
     tables = {key: value for key, value in raw.items() if key in ("luna", "moon", "players", "campaign")}
-    return tables, merge_overlay(read_toml(DATA_DIR / "luna.toml"), tables.get("luna", {}), "luna.")
+    return tables, merge_overlay(shipped_luna(), tables.get("luna", {}), "luna.")
 
 
 def _search_goal(goal: Goal, start_overlay: Mapping[str, Any], raw_luna: Mapping[str, Any], games: int, seed: int,
-                 engine: str) -> GoalResult:
+                 engine: str, path: str) -> GoalResult:
     names = tuple(free.name for free in goal.free)
     candidates = Candidates(names, start_overlay, raw_luna)
     evaluate = metric_evaluator(goal, candidates, seed, engine)
     start = tuple(free.start for free in goal.free)
-    if not candidates.valid(start):
-        raise DataError([f"{goal.level}: the starting data is not valid"])
+    reason = invalid_reason(candidates.values(start), raw_luna)
+    if reason is not None:
+        raise DataError([f"{path}: levels.{goal.level}: the starting values cannot be tuned: {reason}"])
     if goal.target is None:
         raise ValueError("tune: a goal without a target")
     search = coordinate_search(start, [free.low for free in goal.free], [free.high for free in goal.free], evaluate,
@@ -99,9 +97,9 @@ def _measured_only(goal: Goal, start_overlay: Mapping[str, Any], raw_luna: Mappi
     return metric_evaluator(goal, Candidates((), start_overlay, raw_luna), seed, engine)((), games)
 
 
-def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[str, Any], games: int = DEFAULT_TUNE_GAMES,
-         seed: int = DEFAULT_TUNE_SEED, engine: str = "numba", log: Callable[[str], None] | None = None,
-         overlay_source: str | None = None) -> TuneResult:
+def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[str, Any],
+         games: int = DEFAULT_TUNE_GAMES, seed: int = DEFAULT_TUNE_SEED, engine: str = "numba",
+         log: Callable[[str], None] | None = None, overlay_source: str | None = None) -> TuneResult:
     """Search every goal of a target file; a ladder first measures its ends to set its targets.
 
     Parameters
@@ -133,7 +131,7 @@ def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[s
     results = []
     for goal in goals:
         if goal.free:
-            result = _search_goal(goal, start_overlay, raw_luna, games, seed, engine)
+            result = _search_goal(goal, start_overlay, raw_luna, games, seed, engine, targets.path)
         else:  # a ladder's end or fixed level: measured, never moved
             measure = _measured_only(goal, start_overlay, raw_luna, games, seed, engine)
             result = GoalResult(goal, (), SearchResult((), (), measure, measure, (), 0))
