@@ -181,7 +181,8 @@ def win_rates(
     return finish(table)
 
 
-def _difference_interval(diff: float, se: float) -> tuple[float, float]:
+def difference_interval(diff: Any, se: Any) -> tuple[Any, Any]:
+    """The 95 % normal interval ``diff ± 1.96·se`` (floats or arrays alike), e.g. of a paired mean difference."""
     return diff - Z95 * se, diff + Z95 * se
 
 
@@ -231,7 +232,7 @@ def _ladder_step(upper: pd.DataFrame, lower: pd.DataFrame, metric: str, keys: li
             upper[metric].std(ddof=1) / np.sqrt(len(upper)),
             lower[metric].std(ddof=1) / np.sqrt(len(lower)),
         )
-    row["diff_low"], row["diff_high"] = _difference_interval(row["diff"], row["diff_se"])
+    row["diff_low"], row["diff_high"] = difference_interval(row["diff"], row["diff_se"])
 
     contested_upper = upper[upper["_contested"]]
     contested_lower = lower[lower["_contested"]]
@@ -248,7 +249,7 @@ def _ladder_step(upper: pd.DataFrame, lower: pd.DataFrame, metric: str, keys: li
         won_differences = pairs["won_upper"] - pairs["won_lower"]
         row["win_diff"] = won_differences.mean()
         se = won_differences.std(ddof=1) / np.sqrt(len(won_differences))
-        row["win_diff_low"], row["win_diff_high"] = _difference_interval(row["win_diff"], se)
+        row["win_diff_low"], row["win_diff_high"] = difference_interval(row["win_diff"], se)
     else:
         row["win_diff"], row["win_diff_low"], row["win_diff_high"] = newcombe_interval(
             contested_upper["won"].sum(),
@@ -417,7 +418,7 @@ def paired_differences(
     table.index = table.index.set_names("metric", level=-1)
     table["n"] = table["n"].astype("int64")
     table["se"] = table["sd"] / np.sqrt(table["n"])
-    table["ci_low"], table["ci_high"] = _difference_interval(table["diff"], table["se"])
+    table["ci_low"], table["ci_high"] = difference_interval(table["diff"], table["se"])
     return finish(table)
 
 

@@ -16,10 +16,11 @@ from analysis.tuning.parameters import (
     level_parameters,
     overlay_for,
     shipped_luna,
+    variant_data,
     write_overlay,
 )
 from sim.config import GameConfig, parse_seats
-from sim.gamedata import load_game_data
+from sim.gamedata import DataError, load_game_data
 from sim.tables import compile_tables
 
 EVERY = list(all_parameters().values())
@@ -116,3 +117,14 @@ def test_a_written_overlay_loads_as_overlay_fors_data(tmp_path):
     variant, _ = read_variant(path)  # study --variant accepts it as is
     assert variant.title == "tuned level 5"
     assert [p.name for p in tmp_path.iterdir()] == ["tuned.toml"]  # no temporary file left
+
+
+def test_variant_data_equals_loading_the_overlay():
+    base = load_game_data()
+    values = {"levels.6.start_helium": 2, "cards.I-6.majority.left": 5, "levels.6.grade2": 0}
+    variant = variant_data(values, base)
+    assert variant.digest == load_game_data(overlay_for(values)).digest
+    assert variant.moon is base.moon and variant.sources[-1] == "<values>"
+    assert base.luna.levels["6"].start_helium == 1  # the base is untouched
+    with pytest.raises(DataError, match=r"^try 2: luna\.levels\.6\.helium_tokens"):
+        variant_data({"levels.6.helium_tokens.0": 29}, base, label="try 2")

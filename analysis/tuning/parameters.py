@@ -20,12 +20,14 @@ A :class:`Parameter`'s ``low`` and ``high`` are that range with every other numb
 
 :func:`overlay_for` turns values into an overlay mapping (``sim.gamedata.load_game_data`` and
 ``sim.play.play`` take it as is), :func:`invalid_reason` says why values cannot be played, and
-:func:`write_overlay` writes an overlay file that ``study --variant`` and ``--overlay`` accept.
+:func:`write_overlay` writes an overlay file that ``study --variant`` and ``--overlay`` accept;
+:func:`variant_data` builds the changed ``GameData`` from already loaded data (no file read).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import itertools
 import os
@@ -38,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from sim.constants import DATA_DIR, LEVELS
-from sim.gamedata import DataError, LunaData, merge_overlay, read_toml, validate_data
+from sim.gamedata import DataError, GameData, LunaData, merge_overlay, read_toml, validate_data
 
 TOKEN_TRACKS = {"helium_tokens": ("start_helium", "tank_max"), "research_tokens": ("start_research", "research_max")}
 START_FIELDS = ("start_helium", "start_research")
@@ -285,6 +287,27 @@ def invalid_reason(values: Mapping[str, int], raw_luna: Mapping[str, Any] | None
         if parameter.kind in ("switch", "card") and not parameter.low <= int(value) <= parameter.high:
             return f"{name}: {value} is outside {parameter.low}-{parameter.high}"
     return None
+
+
+def variant_data(values: Mapping[str, int], data: GameData, raw_luna: Mapping[str, Any] | None = None,
+                 label: str = "<values>") -> GameData:
+    """``data`` with ``values`` set, validated as ``load_game_data(overlay_for(values))`` would, without reading files.
+
+    Only Luna's data change, so only they are merged and validated again: a tuner plays many variants
+    of one base at the cost of one validation each. ``raw_luna`` must be the raw form of ``data.luna``
+    (default: the shipped ``luna.toml``, for ``data`` loaded without a Luna overlay).
+
+    Raises
+    ------
+    ValueError
+        An unknown parameter or a value that is not an integer.
+    sim.gamedata.DataError
+        The changed data do not validate (problems name ``label``).
+    """
+    raw = _raw(raw_luna)
+    overlay = overlay_for(values, raw)
+    luna = validate_data(LunaData, merge_overlay(dict(raw), overlay["luna"]), label, "luna.")
+    return dataclasses.replace(data, luna=luna, sources=(*data.sources, label))
 
 
 def write_overlay(path: str | Path, overlay: Mapping[str, Any], name: str, description: str) -> None:
