@@ -129,7 +129,7 @@ def _add_tune_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=DEFAULT_TUNE_SEED, help="seed of every game (default %(default)s)")
     parser.add_argument("--overlay", default=None, help="start from this overlay instead of the shipped data")
     parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
-    parser.add_argument("--quiet", action="store_true", help="no compile notice")
+    parser.add_argument("--quiet", action="store_true", help="no compile notice or per-race lines")
 
 
 def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
@@ -385,8 +385,11 @@ def command_runs_report(args: argparse.Namespace) -> int:
 def command_tune(args: argparse.Namespace) -> int:
     from analysis.tuning.output import run_tune
 
+    def said(line: str) -> None:
+        sys.stderr.write(f"luna-balance: {line}\n")
+
     run_tune(args.target, args.out, games=args.games, seed=args.seed, engine=args.engine, overlay=args.overlay,
-             log=print)
+             log=print, progress=None if args.quiet else said)
     print(f"wrote {args.out}")
     return 0
 

@@ -211,3 +211,46 @@ def test_four_tokens_to_a_planted_win_rate(tmp_path):
     assert result.results[0].met
     tuned = play("scripted:balanced,luna:5", games, SEED, overlay=tmp_path / "out" / "tuned.toml")
     assert abs(tuned.column("won").mean() - target) <= 0.01
+
+
+def test_parity_strength_is_searched_with_the_parity_bisection(tmp_path):
+    targets = _write(tmp_path / "parity.toml", """
+        [levels.5]
+        metric = "parity_strength"
+        profile = "balanced"
+        target = 1.5
+        tolerance = 0.05
+        move = ["levels.5.research_tokens.0"]
+        bounds = { "levels.5.research_tokens.0" = [1, 3] }
+        """)
+    result = run_tune(targets, tmp_path / "out", games=300, seed=SEED)
+    (goal,) = result.results
+    assert goal.after.per_game is None and goal.after.low <= goal.after.value <= goal.after.high
+    assert 0.25 < goal.after.value < 4.0
+    assert goal.search.best[0] in (1, 2, 3)
+    table = pd.read_csv(tmp_path / "out" / "tuning.csv")
+    assert table["metric"].eq("strength at parity of balanced").all()
+
+
+def test_combined_overlays_keep_the_start_and_add_the_tuned_values():
+    from analysis.tuning.evaluate import combine_overlays
+
+    start = {"luna": {"levels": {"5": {"grade2": False}}, "cards": [{"id": "I-6", "majority": {"left": 3}}]},
+             "players": {"profiles": {"balanced": {"start_cash": 6}}}}
+    tuned = {"luna": {"levels": {"5": {"helium_tokens": [8, 13]}}, "cards": [{"id": "I-2", "majority": {"left": 5}}]}}
+    combined = combine_overlays(start, tuned)
+    assert combined["luna"]["levels"]["5"] == {"grade2": False, "helium_tokens": [8, 13]}
+    assert combined["luna"]["cards"] == [{"id": "I-6", "majority": {"left": 3}}, {"id": "I-2", "majority": {"left": 5}}]
+    assert combined["players"] == start["players"]
+    assert start["luna"]["levels"]["5"] == {"grade2": False}  # neither input changes
+
+
+def test_an_unusable_output_directory_is_refused_before_any_game(tmp_path, capsys):
+    targets = _write(tmp_path / "t.toml", "[levels.5]\nmetric = 'luna_mean_score'\ntarget = 1\ntolerance = 1\n"
+                     "move = ['levels.5.grade2']\n")
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me")
+    assert main(["tune", str(targets), "--out", str(foreign), "--games", "100", "--quiet"]) == 2
+    assert "exists and is not a run directory" in capsys.readouterr().err
+    assert [path.name for path in foreign.iterdir()] == ["notes.txt"]

@@ -18,7 +18,7 @@ import numpy as np
 
 from analysis.parity import WinRateCurve, strength_at_parity
 from analysis.stats import Z95, wilson_interval
-from analysis.tuning.parameters import invalid_reason, overlay_for
+from analysis.tuning.parameters import invalid_reason, overlay_for, variant_data
 from analysis.tuning.search import Measure, Point
 from analysis.tuning.targets import Goal
 from sim.gamedata import GameData, load_game_data
@@ -71,6 +71,7 @@ class Candidates:
         self.start_overlay = dict(start_overlay)
         self.raw_luna = raw_luna
         self._data: dict[Point, GameData] = {}
+        self._start: GameData | None = None
 
     def values(self, point: Point) -> dict[str, int]:
         """The point as parameter name -> value."""
@@ -89,8 +90,11 @@ class Candidates:
     def data(self, point: Point) -> GameData:
         """The point's validated data."""
         if point not in self._data:
-            label = ", ".join(f"{name}={value}" for name, value in self.values(point).items()) or "start"
-            self._data[point] = load_game_data(self.overlay(point) or None, label=f"<candidate {label}>")
+            if self._start is None:
+                self._start = load_game_data(self.start_overlay or None, label="<start>")
+            label = ", ".join(f"{name}={value}" for name, value in self.values(point).items())
+            self._data[point] = variant_data(self.values(point), self._start, self.raw_luna, f"<candidate {label}>") \
+                if self.names else self._start
         return self._data[point]
 
 

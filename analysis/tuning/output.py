@@ -186,7 +186,7 @@ def write_tuning(result: TuneResult, directory: str | Path) -> None:
 
 def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE_GAMES, seed: int = DEFAULT_TUNE_SEED,
              engine: str = "numba", overlay: str | Path | None = None,
-             log: Callable[[str], None] | None = None) -> TuneResult:
+             log: Callable[[str], None] | None = None, progress: Callable[[str], None] | None = None) -> TuneResult:
     """Read a target file, tune, and write ``out`` (``tuned.toml``, ``tuning.csv``, ``report.html``) atomically.
 
     Parameters
@@ -201,6 +201,8 @@ def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE
         An overlay file to start from instead of the shipped data; ``tuned.toml`` includes it.
     log
         Called with a line per finished level.
+    progress
+        Called with a line per race.
 
     Raises
     ------
@@ -218,7 +220,7 @@ def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE
     temporary = start_output(out)
     try:
         result = tune(targets, start_overlay, raw_luna, games, seed, engine, log=log,
-                      overlay_source=None if overlay is None else str(overlay))
+                      overlay_source=None if overlay is None else str(overlay), progress=progress)
         write_tuning(result, temporary)
         replace_directory(temporary, out)
     finally:

@@ -217,7 +217,8 @@ def neighbours(point: Point, lows: Sequence[int], highs: Sequence[int], valid: C
 
 def coordinate_search(start: Point, lows: Sequence[int], highs: Sequence[int], evaluate: Evaluate, target: float,
                       games: int, valid: Callable[[Point], bool], steps: Sequence[int] = STEPS,
-                      max_moves: int = MAX_MOVES) -> SearchResult:
+                      max_moves: int = MAX_MOVES,
+                      on_race: Callable[[int, Point, Measure], None] | None = None) -> SearchResult:
     """Walk from ``start`` to a point whose metric is closest to ``target`` (module docstring).
 
     Parameters
@@ -238,6 +239,8 @@ def coordinate_search(start: Point, lows: Sequence[int], highs: Sequence[int], e
         Moves of one parameter tried from the current point.
     max_moves
         Safety stop for the walk.
+    on_race
+        Called after each race with its number, its winner and the winner's last measure.
 
     Returns
     -------
@@ -258,6 +261,8 @@ def coordinate_search(start: Point, lows: Sequence[int], highs: Sequence[int], e
         winner, raced = race([point, *rivals], evaluate, target, schedule, number=moves)
         trials += raced
         visited.update(rivals)
+        if on_race is not None:
+            on_race(moves, winner, next(trial.measure for trial in reversed(raced) if trial.point == winner))
         if winner == point:
             break
         point = winner

@@ -14,7 +14,14 @@ from typing import Any
 
 from analysis.tuning.evaluate import Candidates, metric_evaluator
 from analysis.tuning.parameters import invalid_reason, shipped_luna
-from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED, Measure, SearchResult, coordinate_search
+from analysis.tuning.search import (
+    DEFAULT_TUNE_GAMES,
+    DEFAULT_TUNE_SEED,
+    Measure,
+    Point,
+    SearchResult,
+    coordinate_search,
+)
 from analysis.tuning.targets import Goal, Targets, ladder_targets
 from sim.constants import MAX_LEVEL, MIN_LEVEL
 from sim.gamedata import DataError, load_game_data, merge_overlay, read_toml
@@ -77,7 +84,7 @@ def start_data(overlay: str | Path | None) -> tuple[dict[str, Any], dict[str, An
 
 
 def _search_goal(goal: Goal, start_overlay: Mapping[str, Any], raw_luna: Mapping[str, Any], games: int, seed: int,
-                 engine: str, path: str) -> GoalResult:
+                 engine: str, path: str, progress: Callable[[str], None] | None) -> GoalResult:
     names = tuple(free.name for free in goal.free)
     candidates = Candidates(names, start_overlay, raw_luna)
     evaluate = metric_evaluator(goal, candidates, seed, engine)
@@ -87,8 +94,15 @@ def _search_goal(goal: Goal, start_overlay: Mapping[str, Any], raw_luna: Mapping
         raise DataError([f"{path}: levels.{goal.level}: the starting values cannot be tuned: {reason}"])
     if goal.target is None:
         raise ValueError("tune: a goal without a target")
+
+    def said(race: int, winner: Point, measure: Measure) -> None:
+        if progress is not None:
+            changes = ", ".join(f"{name}={value}" for name, value, first in zip(names, winner, start, strict=True)
+                                if value != first) or "the start"
+            progress(f"level {goal.level}, race {race}: {changes} ({measure.value:.4g} on {measure.games} games)")
+
     search = coordinate_search(start, [free.low for free in goal.free], [free.high for free in goal.free], evaluate,
-                               goal.target, games, candidates.valid)
+                               goal.target, games, candidates.valid, on_race=said)
     return GoalResult(goal, names, search)
 
 
@@ -99,7 +113,8 @@ def _measured_only(goal: Goal, start_overlay: Mapping[str, Any], raw_luna: Mappi
 
 def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[str, Any],
          games: int = DEFAULT_TUNE_GAMES, seed: int = DEFAULT_TUNE_SEED, engine: str = "numba",
-         log: Callable[[str], None] | None = None, overlay_source: str | None = None) -> TuneResult:
+         log: Callable[[str], None] | None = None, overlay_source: str | None = None,
+         progress: Callable[[str], None] | None = None) -> TuneResult:
     """Search every goal of a target file; a ladder first measures its ends to set its targets.
 
     Parameters
@@ -116,6 +131,8 @@ def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[s
         ``numba`` or ``reference``.
     log
         Called with a line per finished level.
+    progress
+        Called with a line per race (its winner so far).
     overlay_source
         The starting overlay's file, recorded in the result.
 
@@ -131,7 +148,7 @@ def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[s
     results = []
     for goal in goals:
         if goal.free:
-            result = _search_goal(goal, start_overlay, raw_luna, games, seed, engine, targets.path)
+            result = _search_goal(goal, start_overlay, raw_luna, games, seed, engine, targets.path, progress)
         else:  # a ladder's end or fixed level: measured, never moved
             measure = _measured_only(goal, start_overlay, raw_luna, games, seed, engine)
             result = GoalResult(goal, (), SearchResult((), (), measure, measure, (), 0))
@@ -152,4 +169,5 @@ def _summary_line(result: GoalResult) -> str:
         return f"level {goal.level}: {goal.metric.label} {result.after.value:.4g} (measured; not moved)"
     return (f"level {goal.level}: {goal.metric.label} {result.before.value:.4g} -> {result.after.value:.4g} "
             f"[{result.after.low:.4g}, {result.after.high:.4g}], target {goal.target:.4g} ± {goal.tolerance:g} "
-            f"({verdict}); {moved}; {len(result.search.trials)} evaluations in {result.search.moves} moves")
+            f"({verdict}); {moved}; {len(result.search.trials)} evaluations, "
+            f"{result.search.moves} move{'' if result.search.moves == 1 else 's'}")
