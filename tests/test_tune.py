@@ -229,7 +229,11 @@ def test_parity_strength_is_searched_with_the_parity_bisection(tmp_path):
     assert 0.25 < goal.after.value < 4.0
     assert goal.search.best[0] in (1, 2, 3)
     table = pd.read_csv(tmp_path / "out" / "tuning.csv")
-    assert table["metric"].eq("strength at parity of balanced").all()
+    final = table["status"].isin(["start", "tuned"])
+    assert table.loc[final, "metric"].eq("strength at parity of balanced").all()
+    # The races compare the profile's win rate at the target strength with 1/2 (evaluate.parity_race).
+    assert table.loc[~final, "metric"].eq("balanced's win rate at strength 1.5 (1/2 at parity)").all()
+    assert table.loc[~final, "target"].eq(0.5).all()
 
 
 def test_combined_overlays_keep_the_start_and_add_the_tuned_values():

@@ -2,10 +2,10 @@
 
 A goal's candidates are points: the values of its free parameters, in the goal's order.
 :class:`Candidates` turns a point into an overlay (the starting overlay with the point's values) and
-validated data, each built once. :func:`metric_evaluator` returns the ``evaluate(point, games)`` the
-search races with: every candidate plays games ``0 .. games-1`` of one seed, so candidates differ only
-by their parameters, and the games already played for a candidate are kept and extended, never
-replayed.
+validated data, each built once. :func:`metric_evaluator` returns a goal's ``evaluate(point, games)``
+(:func:`parity_race`: what the races of a strength at parity compare instead). Every candidate plays
+games ``0 .. games-1`` of one seed, so candidates differ only by their parameters, and the games
+already played for a candidate are kept and extended, never replayed.
 """
 
 from __future__ import annotations
@@ -21,12 +21,15 @@ from analysis.stats import Z95, wilson_interval
 from analysis.tuning.parameters import invalid_reason, overlay_for, variant_data
 from analysis.tuning.search import Measure, Point
 from analysis.tuning.targets import Goal
+from sim.config import Seat
 from sim.gamedata import GameData, load_game_data
 from sim.play import play
 
 #: Bisection width of a strength at parity during tuning: finer than the study's (0.01), so that
 #: neighbouring candidates are not rounded onto the same strength.
 TUNE_PARITY_TOLERANCE = 0.0025
+#: A profile at its strength at parity wins this share of its games.
+PARITY_WIN_SHARE = 0.5
 #: Per-game column of Luna's seat behind each per-game metric.
 PER_GAME_COLUMNS = {"luna_win_rate": "won", "luna_mean_score": "score_total"}
 
@@ -99,11 +102,23 @@ class Candidates:
 
 
 class PerGameEvaluator:
-    """Luna's win share or total score per game, kept per point and extended as a race asks for more games."""
+    """One seat's win share or total score per game, kept per point and extended as a race asks for more games.
 
-    def __init__(self, goal: Goal, candidates: Candidates, seed: int, engine: str) -> None:
-        self.column = PER_GAME_COLUMNS[goal.metric.kind]
-        self.seats = goal.metric.seats(goal.level)
+    Parameters
+    ----------
+    seats
+        The seats of every game.
+    column
+        ``won`` (a Wilson interval) or ``score_total`` (a normal interval of the mean).
+    seat
+        Whose column: None for Luna's seat.
+    candidates, seed, engine
+        The goal's candidates, the seed of every game, the engine.
+    """
+
+    def __init__(self, seats: Sequence[Seat], column: str, seat: int | None, candidates: Candidates, seed: int,
+                 engine: str) -> None:
+        self.seats, self.column, self.seat = tuple(seats), column, seat
         self.candidates, self.seed, self.engine = candidates, seed, engine
         self.played: dict[Point, np.ndarray] = {}
 
@@ -112,7 +127,7 @@ class PerGameEvaluator:
         if len(have) < games:
             more = play(self.seats, games - len(have), self.seed, data=self.candidates.data(point),
                         engine=self.engine, first_game=len(have))
-            have = np.concatenate([have, more.column(self.column).astype(np.float64)])
+            have = np.concatenate([have, more.column(self.column, self.seat).astype(np.float64)])
             self.played[point] = have
         values = have[:games]
         mean = float(values.mean())
@@ -144,4 +159,22 @@ def metric_evaluator(goal: Goal, candidates: Candidates, seed: int, engine: str)
     """The ``evaluate(point, games)`` of a goal's metric."""
     if goal.metric.kind == "parity_strength":
         return ParityEvaluator(goal, candidates, seed, engine)
-    return PerGameEvaluator(goal, candidates, seed, engine)
+    return PerGameEvaluator(goal.metric.seats(goal.level), PER_GAME_COLUMNS[goal.metric.kind], None, candidates,
+                            seed, engine)
+
+
+def parity_race(goal: Goal, candidates: Candidates, seed: int,
+                engine: str) -> tuple[Callable[[Point, int], Measure], float, str]:
+    """What the races of a strength-at-parity goal compare: ``(evaluate, target, label)``.
+
+    For a target strength ``t``: the profile's win share at strength ``t``, with target 1/2. The profile
+    wins half its games at strength ``t`` exactly when ``t`` is its strength at parity (its win rate rises
+    with strength, which the parity search assumes too). That replaces a bisection of some 30 plays per
+    candidate by one, and gives the race per-game values to pair; the levels' before and after values
+    are still the bisected strengths.
+    """
+    strength = float(goal.target if goal.target is not None else 1.0)
+    seats = (Seat(kind="scripted", profile=goal.metric.profile, strength=strength),
+             Seat(kind="luna", level=goal.level))
+    label = f"{goal.metric.profile}'s win rate at strength {strength:.4g} (1/2 at parity)"
+    return PerGameEvaluator(seats, "won", 0, candidates, seed, engine), PARITY_WIN_SHARE, label

@@ -58,9 +58,11 @@ SECTIONS = (
 )
 
 
-def _measure_row(measure: Measure, result: GoalResult, status: str) -> dict[str, object]:
-    target = result.goal.target
-    return {"metric": result.goal.metric.label, "value": measure.value, "ci_low": measure.low,
+def _measure_row(measure: Measure, result: GoalResult, status: str, race: bool = False) -> dict[str, object]:
+    target, label = result.goal.target, result.goal.metric.label
+    if race and result.race_target is not None:
+        target, label = result.race_target, result.race_label
+    return {"metric": label, "value": measure.value, "ci_low": measure.low,
             "ci_high": measure.high, "target": target, "tolerance": result.goal.tolerance,
             "distance": np.nan if target is None else distance(measure, target), "status": status}
 
@@ -74,7 +76,7 @@ def tuning_table(result: TuneResult) -> pd.DataFrame:
         for trial in goal_result.search.trials:
             values = dict(zip(goal_result.names, trial.point, strict=True))
             rows.append({"level": level, "race": trial.race, "stage": trial.stage, "games": trial.measure.games,
-                         **values, **_measure_row(trial.measure, goal_result, trial.status)})
+                         **values, **_measure_row(trial.measure, goal_result, trial.status, race=True)})
         for status, point, measure in (("start", goal_result.search.start, goal_result.before),
                                        ("tuned", goal_result.search.best, goal_result.after)):
             if not goal_result.goal.free and status == "start":

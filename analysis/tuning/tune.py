@@ -8,11 +8,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from analysis.tuning.evaluate import Candidates, metric_evaluator
+from analysis.tuning.evaluate import Candidates, metric_evaluator, parity_race
 from analysis.tuning.parameters import invalid_reason, shipped_luna
 from analysis.tuning.search import (
     DEFAULT_TUNE_GAMES,
@@ -34,6 +34,8 @@ class GoalResult:
     goal: Goal
     names: tuple[str, ...]
     search: SearchResult
+    race_target: float | None = None  # what the races compared (evaluate.parity_race), when not the goal's own
+    race_label: str = ""
 
     @property
     def before(self) -> Measure:
@@ -101,9 +103,15 @@ def _search_goal(goal: Goal, start_overlay: Mapping[str, Any], raw_luna: Mapping
                                 if value != first) or "the start"
             progress(f"level {goal.level}, race {race}: {changes} ({measure.value:.4g} on {measure.games} games)")
 
-    search = coordinate_search(start, [free.low for free in goal.free], [free.high for free in goal.free], evaluate,
-                               goal.target, games, candidates.valid, on_race=said)
-    return GoalResult(goal, names, search)
+    lows, highs = [free.low for free in goal.free], [free.high for free in goal.free]
+    if goal.metric.kind != "parity_strength":
+        return GoalResult(goal, names, coordinate_search(start, lows, highs, evaluate, goal.target, games,
+                                                         candidates.valid, on_race=said))
+    race_evaluate, race_target, race_label = parity_race(goal, candidates, seed, engine)
+    search = coordinate_search(start, lows, highs, race_evaluate, race_target, games, candidates.valid, on_race=said)
+    # The races compared a stand-in (evaluate.parity_race): before and after are the bisected strengths.
+    search = replace(search, start_measure=evaluate(search.start, games), best_measure=evaluate(search.best, games))
+    return GoalResult(goal, names, search, race_target, race_label)
 
 
 def _measured_only(goal: Goal, start_overlay: Mapping[str, Any], raw_luna: Mapping[str, Any], games: int, seed: int,
