@@ -24,6 +24,12 @@ from analysis.study.plan import (
     parse_strengths,
     strength_label,
 )
+
+# Pandas-free too: the sensitivity command's options and defaults (its measurement is imported when it runs).
+from analysis.tuning.options import DEFAULT_GAMES as SENSITIVITY_GAMES
+from analysis.tuning.options import DEFAULT_OPPONENT as SENSITIVITY_OPPONENT
+from analysis.tuning.options import DEFAULT_SEED as SENSITIVITY_SEED
+from analysis.tuning.options import SensitivityOptions, parse_opponent
 from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, parse_levels, parse_seats
 from sim.constants import (
     ALLOWED_ROUNDS,
@@ -109,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_study_arguments(study)
     report = commands.add_parser("report", help="rebuild a study's tables, figures and report from its stored runs")
     report.add_argument("study_dir", metavar="DIR", help="study directory written by luna-balance study")
+    sensitivity = commands.add_parser("sensitivity", help="one level's parameters changed one at a time: paired "
+                                      "effects on Luna's score and win rate")
+    _add_sensitivity_arguments(sensitivity)
     runs_report = commands.add_parser("runs-report", help="a report over run directories written by simulate")
     runs_report.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories written by simulate")
     runs_report.add_argument("--out", required=True, help="directory to write the report into")
@@ -151,6 +160,21 @@ def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Luna's starting research token: drawn at random, or none")
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the data, [campaign] too")
     parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _add_sensitivity_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--level", type=int, required=True, help=f"Luna's level, {MIN_LEVEL}-{MAX_LEVEL}")
+    parser.add_argument("--opponent", default=SENSITIVITY_OPPONENT,
+                        help="scripted:<profile>[@strength], or none for Luna alone (default %(default)s)")
+    parser.add_argument("--games", type=int, default=SENSITIVITY_GAMES,
+                        help="paired games per change (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=SENSITIVITY_SEED,
+                        help="run seed of the base and every change (default %(default)s)")
+    parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    parser.add_argument("--cards", action=argparse.BooleanOptionalAction, default=True,
+                        help="also change every number on Luna's cards (default: yes)")
+    parser.add_argument("--out", required=True, help="output directory to write")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -347,6 +371,19 @@ def command_parity(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_sensitivity(args: argparse.Namespace) -> int:
+    from analysis.tuning import sensitivity as sens
+
+    options = SensitivityOptions(level=args.level, opponent=parse_opponent(args.opponent, load_game_data()),
+                                 games=args.games, seed=args.seed, engine=args.engine, cards=args.cards)
+    plan = sens.plan_changes(options)
+    with progress_bar(options.games * (len(plan.changes) + 1), args.quiet, "sensitivity") as bar:
+        out, sentence = sens.run_sensitivity_dir(plan, args.out, progress=bar.update)
+    print(sentence)
+    print(f"wrote {out}")
+    return 0
+
+
 def usable_cpus() -> int:
     """The CPUs this process may run on (its affinity mask where the system has one)."""
     if hasattr(os, "sched_getaffinity"):
@@ -402,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     set_compile_notice(not getattr(args, "quiet", False))
     handlers = {"simulate": command_simulate, "levels": command_levels, "study": command_study,
                 "report": command_report, "parity": command_parity, "runs-report": command_runs_report,
-                "campaign": command_campaign, "tune": command_tune}
+                "campaign": command_campaign, "sensitivity": command_sensitivity, "tune": command_tune}
     try:
         clamp_workers(args)
         return handlers[args.command](args)

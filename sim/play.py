@@ -65,7 +65,7 @@ class Played:
         Returns
         -------
         numpy.ndarray
-            A view of the engine's column (int64, or float64 for ``won``): do not write to it.
+            A read-only view of the engine's column (int64, or float64 for ``won``).
 
         Raises
         ------
@@ -82,7 +82,9 @@ class Played:
             seat = self.config.luna_seats[0]
         if not isinstance(seat, int | np.integer) or not 0 <= seat < n_seats:
             raise ValueError(f"column: seat: must be a seat index 0-{n_seats - 1}, got {seat!r}")
-        return self.chunk.seats[name][int(seat)::n_seats]
+        values = self.chunk.seats[name][int(seat)::n_seats]
+        values.flags.writeable = False  # a view of the engine's column, which summary() and frame() read too
+        return values
 
     def summary(self) -> pa.Table:
         """Per seat and column: count, sum, mean, sd, min and max, as ``aggregate.parquet`` of ``--aggregate-only``.
@@ -154,6 +156,12 @@ def play(seats: str | Sequence[Seat], games: int, seed: int = 0, *, overlay: str
         data = load_game_data(overlay)
     if isinstance(seats, str):
         seats = parse_seats(seats, data.players.profiles)
+    for seat in seats:
+        if not isinstance(seat, Seat):
+            raise ValueError(f"seats: {seat!r} is not a Seat (or give the seats as text, e.g. 'luna:5')")
+        if seat.kind == "scripted" and seat.profile not in data.players.profiles:
+            raise ValueError(f"seats: unknown scripted profile {seat.profile!r} "
+                             f"(known: {', '.join(sorted(data.players.profiles))})")
     config = GameConfig(seats=tuple(seats), rounds=rounds, start_bonus=start_bonus)
     try:
         # The numba engine compiles and checks its tables in this call (once for all the games); what it

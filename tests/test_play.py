@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim.config import GameConfig, parse_seats
+from sim.config import GameConfig, Seat, parse_seats
 from sim.gamedata import DataError, load_game_data
 from sim.play import Played, play
 from sim.run import RunOptions, run_simulation
@@ -86,6 +86,8 @@ def test_summary_is_the_aggregate_of_the_rows():
             assert summary.loc[(seat, column), "count"] == 150
             assert summary.loc[(seat, column), "mean"] == pytest.approx(values.mean(), rel=1e-12)
     assert played.column("score_total").tolist() == played.column("score_total", 2).tolist()
+    with pytest.raises(ValueError, match="read-only"):
+        played.column("score_total")[0] = 0
 
 
 def test_loaded_data_is_used_as_given():
@@ -109,6 +111,8 @@ def test_loaded_data_is_used_as_given():
     (lambda: play("luna:5", 10).column("won", seat=1), r"^column: seat: must be a seat index 0-0"),
     (lambda: play("luna:5,luna:3", 10).column("won"), r"^column: seat: luna:5,luna:3 has 2 Luna seats"),
     (lambda: play("scripted:tank", 10).column("won"), r"has 0 Luna seats"),
+    (lambda: play([Seat("scripted", profile="nobody"), Seat("luna", 5)], 10), r"^seats: unknown scripted profile"),
+    (lambda: play(["luna:5"], 10), r"^seats: 'luna:5' is not a Seat"),
 ])
 def test_bad_arguments_are_one_line_value_errors(call, message):
     with pytest.raises(ValueError, match=message) as caught:

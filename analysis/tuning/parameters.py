@@ -49,6 +49,7 @@ KINDS = ("token", "start", "switch", "card")
 # A card number's least valid value, by the field that holds it (the schema's Field(ge=...)).
 _MAJORITY_FIELDS = ("left", "right", "scientists")
 _CARD_LOW = {"majority": 0, "reveal": 1, "actions": 1}
+_VALUES = "<values>"  # what validation problems name before invalid_reason drops it
 
 
 @dataclass(frozen=True)
@@ -187,8 +188,16 @@ def card_parameters(raw_luna: Mapping[str, Any] | None = None) -> list[Parameter
 
 def all_parameters(raw_luna: Mapping[str, Any] | None = None) -> dict[str, Parameter]:
     """Every parameter of every level and card, by name."""
+    if raw_luna is None:
+        return dict(_shipped_parameters())
     found = [parameter for level in LEVELS for parameter in level_parameters(level, raw_luna)]
     return {parameter.name: parameter for parameter in found + card_parameters(raw_luna)}
+
+
+@functools.cache
+def _shipped_parameters() -> dict[str, Parameter]:
+    # asked for at every overlay_for and invalid_reason call of a tuner: computed once for the shipped data
+    return all_parameters(_shipped())
 
 
 # ---------------------------------------------------------------- values -> overlay
@@ -227,7 +236,7 @@ def overlay_for(values: Mapping[str, int], raw_luna: Mapping[str, Any] | None = 
         An unknown parameter name or a value that is not an integer.
     """
     raw = _raw(raw_luna)
-    known = all_parameters(raw)
+    known = all_parameters(raw_luna)
     _checked_values(values, known)
     levels: dict[str, dict[str, Any]] = {}
     cards: dict[str, dict[str, Any]] = {}
@@ -266,26 +275,26 @@ def invalid_reason(values: Mapping[str, int], raw_luna: Mapping[str, Any] | None
     """
     raw = _raw(raw_luna)
     try:
-        overlay = overlay_for(values, raw)
+        overlay = overlay_for(values, raw_luna)
     except ValueError as error:
         return str(error)
+    # A switch's and a card number's range does not depend on other values (a token's does: checked below).
+    known = all_parameters(raw_luna)
+    for name, value in values.items():
+        parameter = known[name]
+        if parameter.kind in ("switch", "card") and not parameter.low <= int(value) <= parameter.high:
+            return f"{name}: {value} is outside {parameter.low}-{parameter.high}"
     merged = merge_overlay(dict(raw), overlay["luna"])
     try:
-        validate_data(LunaData, merged, "<values>", "luna.")
+        validate_data(LunaData, merged, _VALUES, "luna.")
     except DataError as error:
-        return "; ".join(error.problems)
+        return "; ".join(line.removeprefix(f"{_VALUES}: ") for line in error.problems)
     for key, level in merged["levels"].items():
         for track, (start_field, _) in TOKEN_TRACKS.items():
             positions = [level[start_field], *level[track]]
             if any(later <= earlier for earlier, later in itertools.pairwise(positions)):
                 return (f"levels.{key}.{track}: tokens {level[track]} must lie in increasing order after the "
                         f"start position {level[start_field]}")
-    # A switch's and a card number's range does not depend on other values (a token's does: checked above).
-    known = all_parameters(raw)
-    for name, value in values.items():
-        parameter = known[name]
-        if parameter.kind in ("switch", "card") and not parameter.low <= int(value) <= parameter.high:
-            return f"{name}: {value} is outside {parameter.low}-{parameter.high}"
     return None
 
 
@@ -305,7 +314,7 @@ def variant_data(values: Mapping[str, int], data: GameData, raw_luna: Mapping[st
         The changed data do not validate (problems name ``label``).
     """
     raw = _raw(raw_luna)
-    overlay = overlay_for(values, raw)
+    overlay = overlay_for(values, raw_luna)
     luna = validate_data(LunaData, merge_overlay(dict(raw), overlay["luna"]), label, "luna.")
     return dataclasses.replace(data, luna=luna, sources=(*data.sources, label))
 
