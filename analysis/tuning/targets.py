@@ -45,6 +45,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from analysis.tuning.options import SCORE_METRIC, WIN_METRIC
 from analysis.tuning.parameters import TOKEN_TRACKS, Parameter, card_parameters, level_parameters
 from sim.config import ConfigError, Seat, parse_seats
 from sim.constants import LEVELS, MAX_LEVEL, MIN_LEVEL
@@ -52,7 +53,8 @@ from sim.gamedata import LEVEL_KEYS, DataError, read_toml, validate_data
 from sim.playerdata import Profile
 from sim.strict import Strict
 
-METRICS = ("luna_win_rate", "luna_mean_score", "parity_strength")
+PARITY_METRIC = "parity_strength"
+METRICS = (WIN_METRIC, SCORE_METRIC, PARITY_METRIC)
 #: What a ladder level moves when the file does not say: its token positions.
 DEFAULT_LADDER_MOVE = ("helium_tokens.*", "research_tokens.*")
 TRACK_OF_START = {start: track for track, (start, _) in TOKEN_TRACKS.items()}
