@@ -94,6 +94,12 @@ def test_four_moved_tokens_come_back_within_tolerance(tmp_path):
     assert goal.met
     assert abs(_mean_score(tmp_path / "out" / "tuned.toml") - target) <= tolerance
     assert goal.after.value == pytest.approx(_mean_score(tmp_path / "out" / "tuned.toml"))
+    table = pd.read_csv(tmp_path / "out" / "tuning.csv")
+    assert len(table) > 20
+    # Never an invalid level: every candidate evaluated keeps each track's tokens on it and in order.
+    assert (table["levels.5.helium_tokens.0"] < table["levels.5.helium_tokens.1"]).all()
+    assert (table["levels.5.research_tokens.0"] < table["levels.5.research_tokens.1"]).all()
+    assert table.filter(like="tokens").ge(1).all().all() and table["levels.5.research_tokens.1"].le(15).all()
 
 
 def test_same_seed_same_output(tmp_path):

@@ -39,10 +39,12 @@ class GoalResult:
 
     @property
     def before(self) -> Measure:
+        """The metric at the start, on the full game count."""
         return self.search.start_measure
 
     @property
     def after(self) -> Measure:
+        """The metric of the tuned level, on the full game count."""
         return self.search.best_measure
 
     @property
