@@ -264,3 +264,19 @@ def test_an_unusable_output_directory_is_refused_before_any_game(tmp_path, capsy
     assert main(["tune", str(targets), "--out", str(foreign), "--games", "100", "--quiet"]) == 2
     assert "exists and is not a run directory" in capsys.readouterr().err
     assert [path.name for path in foreign.iterdir()] == ["notes.txt"]
+
+
+def test_a_failure_while_writing_leaves_nothing(tmp_path, monkeypatch):
+    from analysis.tuning import output
+
+    targets = _write(tmp_path / "t.toml", "[levels.5]\nmetric = 'luna_mean_score'\ntarget = 400\ntolerance = 1\n"
+                     "move = ['levels.5.helium_tokens.0']\n")
+
+    def broken(result, directory):
+        (directory / "tuned.toml").write_text("half")
+        raise OSError(28, "No space left on device", str(directory / "tuning.csv"))
+
+    monkeypatch.setattr(output, "write_tuning", broken)
+    with pytest.raises(OSError):
+        output.run_tune(targets, tmp_path / "out", games=300, seed=SEED)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["t.toml"]

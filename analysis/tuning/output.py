@@ -48,7 +48,8 @@ LADDER_COLUMNS = ("level", "metric", "target", "tolerance", "before", "before_lo
 SECTIONS = (
     Section("ladder", "The levels before and after",
             "Each level's metric measured on the same games before and after tuning, with 95 % intervals; the "
-            "black bar is the target and the band its tolerance.", ("ladder",)),
+            "black bar is the target and the band its tolerance. A ladder's ends and fixed levels are measured, "
+            "not moved: their bars show where the even ladder would put them.", ("ladder",)),
     Section("moved", "What moved", "The parameters the search changed, from their starting value to the tuned one.",
             ("moved",)),
     Section("search", "The search",
