@@ -29,9 +29,10 @@ Why a race, and why it is sound here:
   target goes after the first stage; two neighbours on either side of the target stay until their
   levels are measured well enough, which is where the games are needed. :data:`DROP_Z` is a two-sided
   99 % quantile rather than 95 %: a race makes up to a few dozen comparisons, and losing the best
-  candidate by chance would cost a move. For a metric without per-game values (the strength at parity,
-  found by bisection) the rival is dropped when its interval's nearest point to the target is farther
-  than the best's farthest point: conservative, it spends more games but never drops unfairly more.
+  candidate by chance would cost a move. A measure without per-game values (none of the tuner's races
+  has one: a strength at parity is raced as a win rate, :func:`analysis.tuning.evaluate.parity_race`)
+  is dropped when its interval's nearest point to the target is farther than the best's farthest
+  point: conservative, it costs more games but never drops unfairly more.
 - **Deterministic.** The same seed, target and start give the same games, races and answer; ties
   go to the earlier candidate, and the current point is listed first, so a tie never moves.
 - **Never an invalid level.** Every neighbour passes the caller's ``valid`` check (data validation:
@@ -53,7 +54,7 @@ DEFAULT_TUNE_GAMES = 20_000
 DEFAULT_TUNE_SEED = 1
 #: Two-sided 99 % normal quantile used to drop a clearly worse candidate in a race.
 DROP_Z = 2.5758293035489004
-#: The stages of a race play ``games / 2**k`` games for k = STAGES-1 .. 0, but never fewer than this.
+#: The stages of a race play ``games / 2**k`` games for k = STAGES-1 .. 0; a stage of fewer games is left out.
 MIN_STAGE_GAMES = 250
 STAGES = 5
 #: Moves of one parameter tried from the current point (each with both signs).
