@@ -152,6 +152,8 @@ BAD_TARGETS = [
     ("[ladder]\nmetric = 'luna_mean_score'\ntolerance = 1\nfixed = [1, 2]\n[levels.5]\nmetric = 'luna_mean_score'\n"
      "target = 1\ntolerance = 1\nmove = ['levels.5.grade2']", "ladder: give either"),
     ("[levels.5\n", "not valid TOML"),
+    ("[levels.5]\nmetric = 'luna_mean_score'\nmove = ['levels.5.grade2']",
+     "levels.5.tolerance: Field required (and 1 more problem)"),
     ("[levels.5]\nmetric = 'luna_mean_score'\ntarget = 1\ntolerance = 1\nmove = ['levels.5.grade2']\nspeed = 3",
      "levels.5.speed"),
 ]

@@ -303,7 +303,12 @@ def read_targets(path: str | Path, raw_luna: Mapping[str, Any], profiles: Mappin
         ``file: field: problem`` for the first problem found.
     """
     source = Path(path)
-    spec = validate_data(TargetFile, read_toml(source), source)
+    try:
+        spec = validate_data(TargetFile, read_toml(source), source)
+    except DataError as error:  # one line: the first problem, and how many more there are
+        more = len(error.problems) - 1
+        raise DataError([error.problems[0] + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
+                         ]) from None
     if spec.ladder is not None:
         goals = _ladder_goals(spec.ladder, raw_luna, profiles, source)
     else:
