@@ -282,3 +282,12 @@ def test_a_failure_while_writing_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         output.run_tune(targets, tmp_path / "out", games=300, seed=SEED)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["t.toml"]
+
+
+def test_both_engines_tune_alike(tmp_path):
+    targets = _write(tmp_path / "t.toml", "[levels.5]\nmetric = 'luna_mean_score'\ntarget = 400\ntolerance = 1\n"
+                     "move = ['levels.5.helium_tokens.0']\nbounds = { 'levels.5.helium_tokens.0' = [6, 8] }\n")
+    for engine in ("reference", "numba"):
+        assert main(["tune", str(targets), "--out", str(tmp_path / engine), "--games", "40", "--engine", engine,
+                     "--quiet"]) == 0
+    assert (tmp_path / "reference" / "tuning.csv").read_bytes() == (tmp_path / "numba" / "tuning.csv").read_bytes()
