@@ -122,7 +122,23 @@ def build_parser() -> argparse.ArgumentParser:
     runs_report.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories written by simulate")
     runs_report.add_argument("--out", required=True, help="directory to write the report into")
     runs_report.add_argument("--title", default="Luna balance report", help="the report's title")
+    tune = commands.add_parser("tune", help="move level parameters toward target metrics (a target file)")
+    _add_tune_arguments(tune)
     return parser
+
+
+def _add_tune_arguments(parser: argparse.ArgumentParser) -> None:
+    from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED
+
+    parser.add_argument("target", metavar="TARGET.toml", help="the target file: per level a metric, target, tolerance "
+                        "and the parameters that may move, or an even [ladder]")
+    parser.add_argument("--out", required=True, help="output directory (tuned.toml, tuning.csv, report.html)")
+    parser.add_argument("--games", type=int, default=DEFAULT_TUNE_GAMES,
+                        help="games per candidate on a race's last stage (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_TUNE_SEED, help="seed of every game (default %(default)s)")
+    parser.add_argument("--overlay", default=None, help="start from this overlay instead of the shipped data")
+    parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    parser.add_argument("--quiet", action="store_true", help="no compile notice or per-race lines")
 
 
 def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
@@ -403,6 +419,18 @@ def command_runs_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_tune(args: argparse.Namespace) -> int:
+    from analysis.tuning.output import run_tune
+
+    def said(line: str) -> None:
+        sys.stderr.write(f"luna-balance: {line}\n")
+
+    run_tune(args.target, args.out, games=args.games, seed=args.seed, engine=args.engine, overlay=args.overlay,
+             log=print, progress=None if args.quiet else said)
+    print(f"wrote {args.out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     if hasattr(signal, "SIGXFSZ"):  # over a file-size limit a write should fail (EFBIG), not kill the process
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -411,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     set_compile_notice(not getattr(args, "quiet", False))
     handlers = {"simulate": command_simulate, "levels": command_levels, "study": command_study,
                 "report": command_report, "parity": command_parity, "runs-report": command_runs_report,
-                "campaign": command_campaign, "sensitivity": command_sensitivity}
+                "campaign": command_campaign, "sensitivity": command_sensitivity, "tune": command_tune}
     try:
         clamp_workers(args)
         return handlers[args.command](args)
