@@ -40,6 +40,7 @@ class Mix:
     start_bonus: str = "random"
 
     def label(self) -> str:
+        """The mix as a report names it: seats, rounds and starting bonus."""
         return f"{self.seats} ({self.rounds} rounds, start bonus {self.start_bonus})"
 
 
