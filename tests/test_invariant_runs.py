@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numba
 import numpy as np
 import pandas as pd
 import pytest
@@ -64,6 +65,14 @@ def test_a_broken_game_stops_the_run_with_one_line_and_nothing_written(tmp_path,
     assert simulate(tmp_path, engine, BROKEN_SEATS) == 0
 
 
+def test_a_broken_game_in_a_joblib_worker_stops_the_run_alike(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli, "load_game_data", lambda overlay=None: broken_data())  # the workers get the data
+    assert simulate(tmp_path, "reference", BROKEN_SEATS, "--check-invariants", "--chunk-size", "5",
+                    "--workers", "2") == 1
+    assert capsys.readouterr().err.endswith(f"invariant broken in {BROKEN_AT}: {BROKEN_CHECK['reference']}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 def _breaks(data, config, game: int) -> bool:
     try:
         engine_function("numba")(data, config, 5, game, 1, False, check_invariants=True)
@@ -88,6 +97,29 @@ def test_the_engines_agree_on_the_first_broken_game_and_report_it_in_row_order()
     games = np.array((clean * BLOCK_GAMES)[:BLOCK_GAMES + 5] + [broken[-1]] + clean * 9 + [broken[0]], dtype=np.int64)
     with pytest.raises(InvariantError, match=f"in game {broken[-1]}, seat"):
         play_listed_numba(data, config, 5, games, False, check_invariants=True)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has a single thread here")
+def test_the_parallel_driver_reports_the_same_first_violation():
+    from sim.fast.kernel import BLOCK_GAMES, play_listed_numba
+
+    data, config = broken_data(), GameConfig(seats=parse_seats(BROKEN_SEATS), start_bonus="random")
+    broken = [game for game in range(40) if _breaks(data, config, game)]
+    clean = [game for game in range(40) if game not in broken]
+    # clean blocks first, then a block with the later broken game, then one with the earlier
+    games = np.array((clean * 40)[:2 * BLOCK_GAMES] + [broken[-1]] + clean * 8 + [broken[0]], dtype=np.int64)
+    threads = numba.get_num_threads()
+    try:
+        for count in (1, 2):
+            numba.set_num_threads(count)
+            with pytest.raises(InvariantError, match=f"in game {broken[-1]}, seat"):
+                play_listed_numba(data, config, 5, games, False, check_invariants=True)
+            clean_games = np.array(clean * 20, dtype=np.int64)
+            checked = play_listed_numba(data, config, 5, clean_games, False, check_invariants=True)
+            plain = play_listed_numba(data, config, 5, clean_games, False)
+            assert all(np.array_equal(checked.seats[name], plain.seats[name]) for name in plain.seats)
+    finally:
+        numba.set_num_threads(threads)
 
 
 def test_the_loader_refuses_a_negative_bonus_reward(tmp_path):
