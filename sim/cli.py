@@ -45,8 +45,10 @@ from sim.constants import (
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
+from sim.violation import InvariantError
 
 EXIT_USAGE = 2
+EXIT_ENGINE = 1  # the engine broke: a game broke an invariant under --check-invariants
 _ALL_LEVELS = f"{MIN_LEVEL}-{MAX_LEVEL}"
 _DEFAULT_STRENGTHS = ",".join(map(strength_label, DEFAULT_STRENGTHS))
 
@@ -89,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--backend", default="local", choices=BACKENDS,
                           help="where chunks run: local processes (joblib) or a Dask cluster")
     simulate.add_argument("--scheduler", default=None, help="Dask scheduler address, with --backend dask")
+    simulate.add_argument("--check-invariants", action="store_true",
+                          help="check every game's invariants after setup, each round and scoring; the first "
+                               f"broken one stops the run (exit {EXIT_ENGINE}, nothing written)")
     _add_game_options(simulate)
 
     parity = commands.add_parser("parity", help="strength at which a scripted profile wins half its games, per level")
@@ -285,7 +290,8 @@ def command_simulate(args: argparse.Namespace) -> int:
                         start_bonus=args.start_bonus)
     options = RunOptions(games=args.games, seed=args.seed, engine=args.engine, detail=args.detail == "rounds",
                          chunk_size=args.chunk_size, workers=args.workers, overlay=args.overlay,
-                         aggregate_only=args.aggregate_only, backend=args.backend, scheduler=args.scheduler)
+                         aggregate_only=args.aggregate_only, backend=args.backend, scheduler=args.scheduler,
+                         check_invariants=args.check_invariants)
     with progress_bar(args.games, args.quiet, "simulate") as bar:
         out = run_simulation(data, config, options, args.out, progress=bar.update)
     print(f"wrote {out}")
@@ -443,6 +449,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         clamp_workers(args)
         return handlers[args.command](args)
+    except InvariantError as error:  # the run directory was not written (run_simulation cleans up)
+        sys.stderr.write(f"luna-balance: {error}\n")
+        return EXIT_ENGINE
     except DataError as error:
         for line in error.problems:
             sys.stderr.write(f"luna-balance: {line}\n")

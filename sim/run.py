@@ -19,6 +19,7 @@ the backend, the worker count nor the chunk size changes a single number. What t
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -63,6 +64,7 @@ class RunOptions:
     aggregate_only: bool = False  # streaming summaries instead of per-game rows
     backend: str = "local"
     scheduler: str | None = None  # Dask scheduler address, with backend "dask"
+    check_invariants: bool = False  # check every game's invariants; the first broken one stops the run
 
     def __post_init__(self) -> None:
         if self.games < 1:
@@ -322,6 +324,8 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
     """
     out = Path(out)
     play = engine_function(options.engine)
+    if options.check_invariants:  # only then: a play function need not know the keyword otherwise
+        play = functools.partial(play, check_invariants=True)
     temporary = start_output(out)
     started = time.perf_counter()
     try:
@@ -348,6 +352,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
                 "workers": options.workers,
                 "backend": options.backend,
                 "aggregate_only": options.aggregate_only,
+                **({"check_invariants": True} if options.check_invariants else {}),
             },
             "data": {"digest": data.digest, "sources": list(data.sources)},
             "versions": package_versions(),
