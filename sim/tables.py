@@ -339,6 +339,8 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     _capacity(problems, "special research plans", moon.research.special_plans, MAX_SPECIAL_PLANS)
     _capacity(problems, "plans in a research row's deck", moon.research.row_deck, MAX_ROW_DECK)
     _capacity(problems, "starting research tokens", len(tokens), MAX_TOKENS)
+    if config.board != "moon":
+        problems.append(f"board {config.board!r}: the numba engine plays only the Moon side (use --engine reference)")
     if problems:
         raise ValueError("\n".join(problems))
 
