@@ -13,6 +13,7 @@ from sim import reference as ref
 from sim.constants import ACTION_KINDS, SLOT_LETTERS
 from sim.invariants import assert_invariants
 
+from . import numba_belt as belt
 from . import numba_bridge as nb
 
 
@@ -95,6 +96,9 @@ class NumbaEngine:
     def expand_company(self, rules, state, seat, companies, points, lowest):
         nb.run(rules, state, None, nb.EXPAND, seat, points, int(lowest), chosen=list(companies))
 
+    def expand_company_belt(self, rules, state, seat, companies, points, lowest):
+        belt.run(rules, state, belt.EXPAND, seat, points, int(lowest), chosen=list(companies))
+
     # ---------------------------------------------------------------- cards
 
     def resolve_card(self, rules, state, seat, card, slot):
@@ -141,6 +145,9 @@ class NumbaEngine:
         nb.run(rules, state, None, nb.PLAYER_INVEST, seat, steps)
 
     def player_expand(self, rules, state, seat, steps):
+        if rules.belt is not None:  # the Belt's pieces travel through the Belt bridge
+            belt.run(rules, state, belt.PLAYER_EXPAND, seat, steps)
+            return
         nb.run(rules, state, None, nb.PLAYER_EXPAND, seat, steps)
 
     def player_helium(self, rules, state, seat, steps):
@@ -162,6 +169,8 @@ class NumbaEngine:
 
     def setup_game(self, rules, seed, game):
         """The kernel's setup, written over the reference's (which supplies only what the record lacks)."""
+        if rules.belt is not None:
+            return belt.setup_game(rules, seed, game)
         state, rngs = ref.setup_game(rules, seed, game)
         nb.setup(rules, seed, game, state, rngs)
         return state, rngs
