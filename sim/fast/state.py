@@ -162,9 +162,10 @@ STATE_FIELDS = [
     ("plans_lost", np.int64, (MAX_SEATS,), ""),
     ("outposts_ousted_by_luna", np.int64, (MAX_SEATS,), ""),
     # the Belt side (reference.BeltState; unused on the Moon): slots of each target, filled lowest first
-    ("belt_owner", np.int64, (MAX_BELT_TARGETS + 1, BELT_MAX_OUTPOST_SPACES),
+    # int8 (companies and seats fit): every game resets these bytes, Moon games too
+    ("belt_owner", np.int8, (MAX_BELT_TARGETS + 1, BELT_MAX_OUTPOST_SPACES),
      "company of the piece on each slot of each Belt target, or -1 (0 unused)"),
-    ("belt_placer", np.int64, (MAX_BELT_TARGETS + 1, BELT_MAX_OUTPOST_SPACES), "seat that placed it, or -1"),
+    ("belt_placer", np.int8, (MAX_BELT_TARGETS + 1, BELT_MAX_OUTPOST_SPACES), "seat that placed it, or -1"),
     ("shuttles_left", np.int64, (N_COMPANIES,), "shuttles in each company's shuttle column"),
 ]
 # Written before read in every game (a pile beyond its length, this round's plan, the output rows).
