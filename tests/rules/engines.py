@@ -1,7 +1,8 @@
 """The two engines behind one call shape, for rules tests that run a clause on both.
 
 ``REFERENCE`` calls ``sim.reference``; ``NUMBA`` runs the numba kernel of the same rule on the same
-reference state, through :mod:`tests.rules.numba_bridge`, and writes the result back into it, so a test
+reference state, through :mod:`tests.rules.numba_bridge` (the Belt's clauses through
+:mod:`tests.rules.numba_belt`), and writes the result back into it, so a test
 asserts the same hand-traced values on either. Every method takes ``rules`` first (the numba side needs
 the tables), also where the reference function does without. Only the clauses a test drives are here;
 whole games (``play_game``) are compared engine against engine in ``tests/test_engine_exactness.py``.
