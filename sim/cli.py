@@ -34,6 +34,8 @@ from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, parse_level
 from sim.constants import (
     ALLOWED_ROUNDS,
     BACKENDS,
+    BOARDS,
+    DEFAULT_BOARD,
     DEFAULT_CALIBRATION_GAMES,
     DEFAULT_CHUNK_GAMES,
     MAX_LEVEL,
@@ -67,6 +69,8 @@ def _add_game_options(parser: argparse.ArgumentParser) -> None:
                         help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
     parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
                         help="Luna's starting research token: drawn at random, or none")
+    parser.add_argument("--board", default=DEFAULT_BOARD, choices=BOARDS,
+                        help="side of the board: moon (default) or belt (the Belt module)")
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the shipped data")
     parser.add_argument("--engine", default="numba", choices=ENGINES,
                         help="numba (default, fast) or reference (readable); both give identical numbers")
@@ -163,6 +167,8 @@ def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
     parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
                         help="Luna's starting research token: drawn at random, or none")
+    parser.add_argument("--board", default=DEFAULT_BOARD, choices=BOARDS,
+                        help="side of the board: moon (default) or belt (the Belt module)")
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the data, [campaign] too")
     parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -200,6 +206,8 @@ def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
     parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
                         help="Luna's starting research token: drawn at random, or none")
+    parser.add_argument("--board", default=DEFAULT_BOARD, choices=BOARDS,
+                        help="side of the board: moon (default) or belt (the Belt module)")
     parser.add_argument("--parity", action="store_true",
                         help="also find each profile's strength at parity per level (a report section)")
     parser.add_argument("--parity-games", type=int, default=None,
@@ -223,7 +231,7 @@ def study_options(args: argparse.Namespace) -> dict[str, Any]:
         raise StudyError("--parity-games: only with --parity")
     return {"profiles": None if args.profiles is None else parse_profiles(args.profiles),
             "strengths": parse_strengths(args.strengths), "rounds": args.rounds, "start_bonus": args.start_bonus,
-            "parity": args.parity,
+            "board": args.board, "parity": args.parity,
             "parity_games": DEFAULT_PARITY_GAMES if args.parity_games is None else args.parity_games,
             "backend": args.backend, "scheduler": args.scheduler}
 
@@ -248,6 +256,8 @@ def study_command_line(args: argparse.Namespace, options: dict[str, Any] | None 
         words += ["--rounds", str(options["rounds"])]
     if options["start_bonus"] != DEFAULT_START_BONUS:
         words += ["--start-bonus", options["start_bonus"]]
+    if options["board"] != DEFAULT_BOARD:
+        words += ["--board", options["board"]]
     if options["parity"]:
         words += ["--parity", "--parity-games", str(options["parity_games"])]
     if options["backend"] != "local":
@@ -287,7 +297,7 @@ def command_simulate(args: argparse.Namespace) -> int:
 
     data = load_game_data(args.overlay)
     config = GameConfig(seats=parse_seats(args.seats, data.players.profiles), rounds=args.rounds,
-                        start_bonus=args.start_bonus)
+                        start_bonus=args.start_bonus, board=args.board)
     options = RunOptions(games=args.games, seed=args.seed, engine=args.engine, detail=args.detail == "rounds",
                          chunk_size=args.chunk_size, workers=args.workers, overlay=args.overlay,
                          aggregate_only=args.aggregate_only, backend=args.backend, scheduler=args.scheduler,
@@ -312,7 +322,7 @@ def command_campaign(args: argparse.Namespace) -> int:
         seats=seats, luna_seat=luna, chapters=chapters, start_level=campaign.start_level(rules, seats, policy,
                                                                                            args.start_level),
         policy=policy, campaigns=args.campaigns, seed=args.seed, engine=args.engine, rounds=args.rounds,
-        start_bonus=args.start_bonus, calibration_games=calibration)
+        start_bonus=args.start_bonus, calibration_games=calibration, board=args.board)
     with progress_bar(args.campaigns * chapters, args.quiet, "campaign") as bar:
         out, sentence = run_campaign_dir(data, rules, options, args.out, overlay=args.overlay, progress=bar.update)
     print(sentence)
@@ -335,7 +345,8 @@ def command_levels(args: argparse.Namespace) -> int:
     frames = []
     with progress_bar(args.games * len(levels), args.quiet, "levels") as bar:
         for level in levels:
-            config = GameConfig(seats=parse_seats(f"luna:{level}"), rounds=args.rounds, start_bonus=args.start_bonus)
+            config = GameConfig(seats=parse_seats(f"luna:{level}"), rounds=args.rounds, start_bonus=args.start_bonus,
+                                board=args.board)
             out = run_simulation(data, config, options, base / f"level-{level}", progress=bar.update)
             frames.append(pd.read_parquet(out / "seats.parquet"))
     seats = pd.concat(frames, ignore_index=True)
@@ -344,7 +355,7 @@ def command_levels(args: argparse.Namespace) -> int:
         score_total=("score_total", "mean"), score_sd=("score_total", "std"), reshuffles=("reshuffles", "mean"),
         grade2_entered=("grade2_entered", "mean"))
     print(f"Single-Luna games per level: {args.games}, seed {args.seed}, start bonus {args.start_bonus}, "
-          f"engine {args.engine}")
+          f"board {args.board}, engine {args.engine}")
     print(table.round(2).to_string())
     if not args.out:
         import shutil
@@ -368,7 +379,7 @@ def command_parity(args: argparse.Namespace) -> int:
     with progress_bar(len(levels), args.quiet, "parity") as bar:
         table = parity_table(data, args.profile, levels, args.games, args.seed, args.engine,
                              tolerance=args.tolerance, progress=bar.update, rounds=args.rounds,
-                             start_bonus=args.start_bonus)
+                             start_bonus=args.start_bonus, board=args.board)
     print(f"Strength at parity of scripted:{args.profile} against Luna ({args.games} games per strength, "
           f"seed {args.seed}, common random numbers; 95% interval low-high)")
     print(table.to_string(index=False))

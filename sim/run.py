@@ -345,6 +345,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
                 "seed": options.seed,
                 "rounds": config.rounds,
                 "start_bonus": config.start_bonus,
+                "board": config.board,
                 "overlay": options.overlay,
                 "engine": options.engine,
                 "detail": "rounds" if options.detail else None,

@@ -234,6 +234,7 @@ def introduction(plan: StudyPlan, manifests: Mapping[str, Mapping[str, Any]]) ->
     engines = sorted({str((manifest.get("config") or {}).get("engine", "?")) for manifest in manifests.values()})
     text = (f"{len(plan.parts)} parts of {plan.games} games each, seed {plan.seed}, levels "
             f"{', '.join(map(str, plan.levels))}, {plan.rounds} rounds, starting bonus {plan.start_bonus}, "
+            f"{'' if plan.board == 'moon' else plan.board + ' side of the board, '}"
             f"engine {', '.join(engines)}. Every part plays the same seed, so game g starts from the same boards "
             "in every part. Figures of distributions show the base variant with Luna alone; the tables hold "
             "every group.")

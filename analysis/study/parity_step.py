@@ -33,6 +33,7 @@ from analysis.study.plan import (
     read_json,
 )
 from sim.config import GameConfig, Seat
+from sim.constants import DEFAULT_BOARD
 from sim.dispatch import ordered_results
 from sim.gamedata import GameData
 
@@ -45,17 +46,18 @@ def search_engine(engine: str, data: GameData, task: ParityTask, plan: StudyPlan
     from sim.engines import engine_problems
 
     config = GameConfig(seats=(Seat(kind="scripted", profile=task.profile), Seat(kind="luna", level=task.level)),
-                        rounds=plan.rounds, start_bonus=plan.start_bonus)
+                        rounds=plan.rounds, start_bonus=plan.start_bonus, board=plan.board)
     return "reference" if engine_problems(engine, data, config) else engine
 
 
 def search(data: GameData, profile: str, level: int, games: int, seed: int, engine: str, rounds: int,
-           start_bonus: str) -> dict[str, Any]:
+           start_bonus: str, board: str = DEFAULT_BOARD) -> dict[str, Any]:
     """One strength-at-parity search; the :class:`analysis.parity.ParityResult` as a dict.
 
     A module-level function of plain arguments, so joblib and Dask can ship it to a worker.
     """
-    curve = WinRateCurve(data, profile, level, games, seed, engine, rounds=rounds, start_bonus=start_bonus)
+    curve = WinRateCurve(data, profile, level, games, seed, engine, rounds=rounds, start_bonus=start_bonus,
+                         board=board)
     return asdict(strength_at_parity(curve, tolerance=PARITY_TOLERANCE))
 
 
@@ -87,7 +89,7 @@ def run_parity(study_dir: Path, plan: StudyPlan, game_data: Mapping[str, GameDat
             if not parity_is_finished(study_dir, plan, task, game_data[task.variant].digest)]
     engines = [search_engine(engine, game_data[task.variant], task, plan) for task in todo]
     calls = [(game_data[task.variant], task.profile, task.level, plan.parity_games, plan.seed, task_engine,
-              plan.rounds, plan.start_bonus) for task, task_engine in zip(todo, engines, strict=True)]
+              plan.rounds, plan.start_bonus, plan.board) for task, task_engine in zip(todo, engines, strict=True)]
     results = ordered_results(search, calls, workers, plan.backend, plan.scheduler)
     for task, task_engine, result in zip(todo, engines, results, strict=True):
         stored = {"settings": expected_parity(plan, task), "data_digest": game_data[task.variant].digest,

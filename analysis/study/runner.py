@@ -43,7 +43,7 @@ from analysis.study.plan import (
 )
 from analysis.study.summaries import PartReducer
 from sim.config import DEFAULT_START_BONUS, GameConfig, parse_seats
-from sim.constants import DEFAULT_CHUNK_GAMES, ROUNDS
+from sim.constants import DEFAULT_BOARD, DEFAULT_CHUNK_GAMES, ROUNDS
 from sim.gamedata import load_game_data
 from sim.progress import progress_bar
 from sim.run import RunOptions
@@ -156,6 +156,7 @@ def run_study(
     strengths: Sequence[float] = DEFAULT_STRENGTHS,
     rounds: int = ROUNDS,
     start_bonus: str = DEFAULT_START_BONUS,
+    board: str = DEFAULT_BOARD,
     parity: bool = False,
     parity_games: int = DEFAULT_PARITY_GAMES,
     backend: str = "local",
@@ -197,6 +198,8 @@ def run_study(
         Rounds per game (7, or 6 for the threat card Singularity).
     start_bonus
         Luna's starting research token: ``random`` or ``none``.
+    board
+        The side of the board: ``moon`` or ``belt``.
     parity
         Also find each profile's strength at parity per level (``parity/``, a report section).
     parity_games
@@ -224,7 +227,7 @@ def run_study(
         say(note)
     plan = plan_study(name, games, seed, levels, engine, [variant for variant, _ in loaded], profiles,
                       command=command, strengths=strengths, rounds=rounds, start_bonus=start_bonus, parity=parity,
-                      parity_games=parity_games, backend=backend, scheduler=scheduler)
+                      parity_games=parity_games, backend=backend, scheduler=scheduler, board=board)
     # Chunks small enough that every thread of the cluster gets some (chunking never changes a number).
     threads = cluster_threads(plan.scheduler) if plan.backend == "dask" and plan.scheduler else workers
     study_dir.mkdir(parents=True, exist_ok=True)
@@ -247,7 +250,8 @@ def run_study(
     kept = len(plan.parts) - len(todo)
     if kept:
         say(f"{study_dir}: keeping {kept} finished part(s); {len(todo)} to simulate")
-    configs = {part.name: GameConfig(seats=parse_seats(part.seats), rounds=plan.rounds, start_bonus=plan.start_bonus)
+    configs = {part.name: GameConfig(seats=parse_seats(part.seats), rounds=plan.rounds, start_bonus=plan.start_bonus,
+                                     board=plan.board)
                for part in todo}
     engines = {part.name: part_engine(engine, game_data[part.variant], configs[part.name])
                for part in todo}

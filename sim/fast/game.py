@@ -12,6 +12,7 @@ import numpy as np
 
 from sim.constants import BONUS_SPACES, N_COMPANIES, N_RESOURCE_TYPES, N_SLOTS
 from sim.fast._jit import jit
+from sim.fast.belt import setup_belt
 from sim.fast.board import (
     advance_track,
     flip_special_plan,
@@ -104,6 +105,8 @@ def setup_template(t, st):
             column = take_column(t, st, company)
             station_add(t, st, company, column if column >= 0 else t.n_columns - 1, -1)  # -1: the last column
             set_owner(st, t.setup_sectors[company, k], company)
+    if t.board_belt:
+        setup_belt(t, st)
     for seat in range(t.n_seats):
         st.slots[seat, :] = NO_CARD
         st.majority[seat, :] = NO_CARD

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sim.constants import N_SLOTS
 from sim.fast._jit import jit
+from sim.fast.belt import expand_company_belt
 from sim.fast.board import (
     advance_track,
     discard_latest_special,
@@ -137,7 +138,10 @@ def resolve_card(t, st, seat, card, slot):
             for i in range(st.n_chosen):
                 advance_track(t, st, seat, st.chosen[i], count)
         elif code == OP_EXPAND_COMPANY:
-            expand_company(t, st, seat, count, t.ops[op, 2])
+            if t.board_belt:
+                expand_company_belt(t, st, seat, count, t.ops[op, 2])
+            else:
+                expand_company(t, st, seat, count, t.ops[op, 2])
         elif code == OP_GAIN_CARD_MATCH:
             gain_cards(t, st, seat, t.ops[op, OP_SLOT_CELLS + slot])
         elif code == OP_GAIN_CARD_SHARE:

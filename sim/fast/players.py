@@ -19,6 +19,7 @@ from sim.constants import (
     STANDARD_BONUS_CELLS,
 )
 from sim.fast._jit import jit
+from sim.fast.belt import player_expand_belt
 from sim.fast.bits import lowest_sector
 from sim.fast.board import (
     advance_track,
@@ -175,6 +176,9 @@ def player_expand(t, st, seat, steps):
             company, best = candidate, shares
     # int * float in float64, then floor: Python's math.floor(steps * x) exactly
     outposts = max(1, math.floor(steps * t.expand_outposts_per_step))
+    if t.board_belt:
+        player_expand_belt(t, st, seat, company, outposts)
+        return
     for _ in range(outposts):
         column = take_column(t, st, company)
         free = reachable(t, st, company) & ~occupied(st)

@@ -23,6 +23,7 @@ import numpy as np
 
 from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC
 from sim.constants import (
+    BELT_MAX_OUTPOST_SPACES,
     BONUS_SPACES,
     COMPANIES,
     DISPLAY_SPACES,
@@ -39,6 +40,7 @@ from sim.constants import (
 from sim.rng import BOARD_STREAM, seat_stream
 from sim.tables import (
     MAX_ACTION_CARDS,
+    MAX_BELT_TARGETS,
     MAX_CARDS,
     MAX_COLUMNS,
     MAX_LETTERS,
@@ -159,6 +161,12 @@ STATE_FIELDS = [
     ("cards_lost", np.int64, (MAX_SEATS,), ""),
     ("plans_lost", np.int64, (MAX_SEATS,), ""),
     ("outposts_ousted_by_luna", np.int64, (MAX_SEATS,), ""),
+    # the Belt side (reference.BeltState; unused on the Moon): slots of each target, filled lowest first
+    # int8 (companies and seats fit): every game resets these bytes, Moon games too
+    ("belt_owner", np.int8, (MAX_BELT_TARGETS + 1, BELT_MAX_OUTPOST_SPACES),
+     "company of the piece on each slot of each Belt target, or -1 (0 unused)"),
+    ("belt_placer", np.int8, (MAX_BELT_TARGETS + 1, BELT_MAX_OUTPOST_SPACES), "seat that placed it, or -1"),
+    ("shuttles_left", np.int64, (N_COMPANIES,), "shuttles in each company's shuttle column"),
 ]
 # Written before read in every game (a pile beyond its length, this round's plan, the output rows).
 SCRATCH_FIELDS = [

@@ -17,6 +17,7 @@ from sim.constants import (
     SLOT_LETTERS,
 )
 from sim.gamedata import StartingToken
+from sim.reference.belt import setup_belt
 from sim.reference.board import (
     advance_track,
     company_value,
@@ -88,11 +89,14 @@ def setup_game(rules: Rules, seed: int, game: int) -> tuple[GameState, list[Stre
         refill_plan_row(state, row)
     for _ in range(min(rules.research.special_face_up_at_start, len(state.special_plans))):
         flip_special_plan(state)
-    for company in range(N_COMPANIES):
-        for sector in rules.station_touches[company][: rules.setup_outposts]:
-            column = take_column(rules, state, company)
-            state.station_vacant[company][column] += 1
-            state.sector_owner[sector] = company
+    if rules.belt is not None:
+        setup_belt(rules, state)
+    else:
+        for company in range(N_COMPANIES):
+            for sector in rules.station_touches[company][: rules.setup_outposts]:
+                column = take_column(rules, state, company)
+                state.station_vacant[company][column] += 1
+                state.sector_owner[sector] = company
 
     for seat_index, seat in enumerate(config.seats):
         if seat.kind == "luna":

@@ -26,6 +26,7 @@ from sim.gamedata import (
     GainHelium,
     PlaceBonusMarker,
 )
+from sim.reference.belt import expand_company_belt
 from sim.reference.board import (
     advance_track,
     companies_by_value,
@@ -182,7 +183,8 @@ def resolve_card(rules: Rules, state: GameState, seat: int, card: int, slot: int
             for company in chosen:
                 advance_track(rules, state, seat, company, action.count)
         elif isinstance(action, ExpandCompany):
-            expand_company(rules, state, seat, chosen, action.count, lowest=action.sector == "min")
+            expand = expand_company if rules.belt is None else expand_company_belt
+            expand(rules, state, seat, chosen, action.count, lowest=action.sector == "min")
         elif isinstance(action, GainCard):
             gain_card(rules, state, seat, action, slot)
         elif isinstance(action, DiscardResearchPlan):
