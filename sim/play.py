@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from sim.columns import SEAT_NUMERIC, Chunk
 from sim.config import DEFAULT_START_BONUS, GameConfig, Seat, parse_seats
-from sim.constants import ROUNDS
+from sim.constants import DEFAULT_BOARD, ROUNDS
 from sim.engines import engine_function
 from sim.gamedata import GameData, load_game_data
 from sim.run import seats_table
@@ -112,7 +112,8 @@ def _as_int(name: str, value: Any, low: int) -> int:
 
 def play(seats: str | Sequence[Seat], games: int, seed: int = 0, *, overlay: str | Path | Mapping | None = None,
          data: GameData | None = None, engine: str = "numba", rounds: int = ROUNDS,
-         start_bonus: str = DEFAULT_START_BONUS, first_game: int = 0, detail: bool = False) -> Played:
+         start_bonus: str = DEFAULT_START_BONUS, board: str = DEFAULT_BOARD, first_game: int = 0,
+         detail: bool = False) -> Played:
     """Play games ``first_game .. first_game + games - 1`` in memory, as ``simulate`` plays them.
 
     Parameters
@@ -129,8 +130,8 @@ def play(seats: str | Sequence[Seat], games: int, seed: int = 0, *, overlay: str
         Already loaded data (e.g. a variant built once and played many times); not with ``overlay``.
     engine : str
         ``"numba"`` (threads as numba's settings say) or ``"reference"``; both give the same numbers.
-    rounds, start_bonus : int, str
-        As ``--rounds`` and ``--start-bonus``.
+    rounds, start_bonus, board : int, str, str
+        As ``--rounds``, ``--start-bonus`` and ``--board``.
     first_game : int
         The number of the first game, so a caller can add games to ones played before.
     detail : bool
@@ -162,7 +163,7 @@ def play(seats: str | Sequence[Seat], games: int, seed: int = 0, *, overlay: str
         if seat.kind == "scripted" and seat.profile not in data.players.profiles:
             raise ValueError(f"seats: unknown scripted profile {seat.profile!r} "
                              f"(known: {', '.join(sorted(data.players.profiles))})")
-    config = GameConfig(seats=tuple(seats), rounds=rounds, start_bonus=start_bonus)
+    config = GameConfig(seats=tuple(seats), rounds=rounds, start_bonus=start_bonus, board=board)
     try:
         # The numba engine compiles and checks its tables in this call (once for all the games); what it
         # cannot play is a ValueError of one problem per line.

@@ -23,9 +23,9 @@ start_cash = 3
 """
 
 
-def _run_seats(tmp_path, games, seed, overlay=None, **options) -> pd.DataFrame:
+def _run_seats(tmp_path, games, seed, overlay=None, board="moon", **options) -> pd.DataFrame:
     data = load_game_data(overlay)
-    config = GameConfig(seats=parse_seats(SEATS, data.players.profiles))
+    config = GameConfig(seats=parse_seats(SEATS, data.players.profiles), board=board)
     out = run_simulation(data, config, RunOptions(games=games, seed=seed, engine="numba", chunk_size=70, **options),
                          tmp_path / "run")
     return pd.read_parquet(out / "seats.parquet")
@@ -35,6 +35,12 @@ def test_the_frame_equals_a_run_directorys_seats_parquet(tmp_path):
     played = play(SEATS, 300, seed=11)
     pd.testing.assert_frame_equal(played.frame(), _run_seats(tmp_path, 300, 11))
     assert isinstance(played, Played) and played.games == 300 and played.seed == 11
+
+
+def test_the_belt_frame_equals_a_belt_run(tmp_path):
+    played = play(SEATS, 150, seed=5, board="belt")
+    pd.testing.assert_frame_equal(played.frame(), _run_seats(tmp_path, 150, 5, board="belt"))
+    assert not played.frame().equals(play(SEATS, 150, seed=5).frame())  # the board changes games
 
 
 def test_first_game_continues_the_same_games(tmp_path):
