@@ -14,6 +14,7 @@ from sim.constants import BONUS_SPACES, N_COMPANIES, N_RESOURCE_TYPES, N_SLOTS
 from sim.fast._jit import jit
 from sim.fast.board import (
     advance_track,
+    ensure_order,
     flip_special_plan,
     refill_display,
     refill_plan_row,
@@ -86,6 +87,7 @@ def setup_template(t, st):
     leaves dirty is sorted once the tracks' sides are drawn), so doing it first changes nothing.
     """
     st.order_dirty = 1
+    st.reach[:] = t.touches_mask
     st.sector_owner[:] = NOBODY
     st.placer[:] = NOBODY
     st.display[:] = NO_CARD
@@ -101,7 +103,7 @@ def setup_template(t, st):
         for k in range(t.setup_count[company]):
             column = take_column(t, st, company)
             station_add(t, st, company, column if column >= 0 else t.n_columns - 1, -1)  # -1: the last column
-            set_owner(st, t.setup_sectors[company, k], company)
+            set_owner(t, st, t.setup_sectors[company, k], company)
     for seat in range(t.n_seats):
         st.slots[seat, :] = NO_CARD
         st.majority[seat, :] = NO_CARD
@@ -146,6 +148,7 @@ def setup(t, st, seed, game):
     shuffle(st, BOARD_STREAM, st.action_deck[:t.n_action_cards])
     st.action_deck_len = t.n_action_cards
     refill_display(st)
+    ensure_order(t, st)  # the sides are drawn: from now on station_add keeps the order
 
     # each Luna's stream: her grade-1 deck, then her grade-2 stack (the template holds their sizes)
     for seat in range(t.n_seats):

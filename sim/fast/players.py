@@ -22,7 +22,6 @@ from sim.fast._jit import jit
 from sim.fast.bits import lowest_sector
 from sim.fast.board import (
     advance_track,
-    ensure_order,
     occupied,
     place_outpost,
     reachable,
@@ -78,7 +77,6 @@ def choose_aim(t, st, seat, n, kind):
     st.aims[seat, n, 1] = -1
     st.aims[seat, n, 2] = 0
     if kind == BUY_CARD:
-        ensure_order(t, st)
         best = -1
         for space in range(DISPLAY_SPACES):
             card = st.display[space]
@@ -155,7 +153,6 @@ def count_blocked_majorities(t, st):
 @jit
 def player_invest(t, st, seat, steps):
     """``player_invest``: the most valuable company's track; a barrier it cannot pay in full stops it."""
-    ensure_order(t, st)
     advance_track(t, st, seat, st.order[0], steps)
 
 
@@ -164,7 +161,6 @@ def player_expand(t, st, seat, steps):
     """``player_expand``: outposts of its biggest holding in the lowest vacant reachable sector, never ousting."""
     if steps <= 0:
         return
-    ensure_order(t, st)
     # scanning in value order and replacing only on strictly more shares keeps ties on the more valuable
     company = -1
     best = -1
@@ -210,7 +206,6 @@ def player_buy(t, st, seat, aimed):
     # The reference tries the aimed card's space, then every space best first; the first affordable one
     # wins. The aimed card is tried twice when unaffordable, which changes nothing, so: the aimed card
     # when affordable, else the best-ranked affordable card.
-    ensure_order(t, st)
     cash = st.cash[seat]
     best = -1
     for space in range(DISPLAY_SPACES):

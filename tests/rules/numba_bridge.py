@@ -55,7 +55,7 @@ from sim.fast.board import (
     return_column,
     select_companies,
     set_owner,
-    station_add,
+    station_totals,
     take_column,
 )
 from sim.fast.game import final_scores, play_round, preparation, setup_template
@@ -113,12 +113,16 @@ def _apply(tables, state, op, a, b, c, d, e):
     st = state[0]
     if op == SYNC:  # rebuild the caches the kernels keep beside the facts, with their own helpers
         st.owned[:] = 0
+        st.occupied = 0
+        st.reach[:] = t.touches_mask
         for sector in range(1, t.n_sectors + 1):
             owner = st.sector_owner[sector]
             st.sector_owner[sector] = -1
-            set_owner(st, sector, owner)
+            set_owner(t, st, sector, owner)
         for company in range(4):
-            station_add(t, st, company, 0, 0)
+            station_totals(t, st, company)
+        st.order_dirty = 1
+        ensure_order(t, st)
         return 0
     if op == GAIN_HELIUM or op == PLAYER_HELIUM:  # one marker mover for Luna and scripted seats
         move_marker(t, st, a, TANK, b)
