@@ -316,12 +316,10 @@ def take_display_card(t, st, seat, space):
 @jit
 def gain_cards(t, st, seat, cells):
     """``gain_card`` with a matrix: the display spaces of the set bits of ``cells``, in space order."""
-    space = 0
-    while cells:
-        if cells & 1:
-            take_display_card(t, st, seat, space)
-        cells >>= 1
-        space += 1
+    bits = np.uint64(cells)  # visits the set bits only: a matrix has a few of its twelve cells
+    while bits != 0:
+        take_display_card(t, st, seat, lowest_sector(bits) - 1)
+        bits &= bits - U1
 
 
 @jit
@@ -361,14 +359,14 @@ def refill_plan_row(st, row):
 @jit
 def discard_plans(st, seat, row, cells):
     """``discard_research_plan`` with a matrix: the plans on the set bits of ``cells``, then the refill."""
-    space = 0
-    while cells:
-        if cells & 1 and st.plan_rows[row, space]:
+    bits = np.uint64(cells)
+    while bits != 0:
+        space = lowest_sector(bits) - 1
+        bits &= bits - U1
+        if st.plan_rows[row, space]:
             st.plan_rows[row, space] = 0
             st.luna_discarded[row, space] |= np.int64(1) << st.plan_generation[row, space]
             st.plans_discarded[seat] += 1
-        cells >>= 1
-        space += 1
     refill_plan_row(st, row)
 
 
@@ -396,11 +394,11 @@ def discard_latest_special(t, st, seat):
 @jit
 def place_bonus_markers(st, seat, cells):
     """``place_bonus_marker``: a marker on each free space of the set bits of ``cells`` while she has one."""
-    space = 0
-    while cells:
-        if cells & 1 and st.bonus_owner[space] == NOBODY and st.markers[seat] > 0:
+    bits = np.uint64(cells)
+    while bits != 0 and st.markers[seat] > 0:
+        space = lowest_sector(bits) - 1
+        bits &= bits - U1
+        if st.bonus_owner[space] == NOBODY:
             st.bonus_owner[space] = seat
             st.markers[seat] -= 1
             st.markers_placed[seat] += 1
-        cells >>= 1
-        space += 1

@@ -138,7 +138,7 @@ def plan_player(t, st, seat):
 @jit
 def count_blocked_majorities(t, st):
     """``count_blocked_majorities``: after every Luna planned, each type a scripted total is below hers."""
-    if t.n_luna == 0:
+    if t.n_luna == 0 or t.n_luna == t.n_seats:  # no Luna to block, or no scripted seat to count
         return
     luna_majority_values(t, st)
     for seat in range(t.n_seats):
