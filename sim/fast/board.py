@@ -325,23 +325,18 @@ def gain_cards(t, st, seat, cells):
 @jit
 def gain_most_valuable_share(t, st, seat):
     """``gain_card`` with ``most_valuable_share``: lowest space showing a share of the best company shown."""
-    shown = 0
+    # one pass: the space whose share has the best rank, the lowest such space (a strict win replaces)
+    best_space = -1
+    best_rank = N_COMPANIES
     for space in range(DISPLAY_SPACES):
         card = st.display[space]
-        if card != NO_CARD and t.action_share[card] >= 0:
-            shown |= 1 << t.action_share[card]
-    if shown == 0:
-        return
-    best = -1
-    for i in range(N_COMPANIES):
-        if shown & (1 << st.order[i]):
-            best = st.order[i]
-            break
-    for space in range(DISPLAY_SPACES):
-        card = st.display[space]
-        if card != NO_CARD and t.action_share[card] == best:
-            take_display_card(t, st, seat, space)
-            return
+        if card != NO_CARD:
+            share = t.action_share[card]
+            if share >= 0 and st.rank[share] < best_rank:
+                best_rank = st.rank[share]
+                best_space = space
+    if best_space >= 0:
+        take_display_card(t, st, seat, best_space)
 
 
 # ---------------------------------------------------------------- research plans
