@@ -6,10 +6,11 @@ the engine's modules move, merge or rename a kernel, re-point the imports below 
 ``_apply``; nothing else in the tests changes.
 
 How a rule is run on the numba side (``run``): the reference state is written into a fresh state record
-(``to_record``), the derived caches the kernels keep beside the facts (owner masks, company values,
-vacant counts, the value order) are rebuilt by the kernels' own helpers, one kernel function runs on
-the record, and every field the record holds is written back into the same reference objects
-(``from_record``), so a test asserts on the reference state exactly as it does for the reference engine.
+(``to_record``), the derived caches the kernels keep beside the facts (owner, occupied and reach masks,
+company values, vacant counts, the value order) are rebuilt by the kernels' own helpers, one kernel
+function runs on the record, and every field the record holds is written back into the same reference
+objects (``from_record``), so a test asserts on the reference state exactly as it does for the
+reference engine.
 
 Facts only the reference keeps, and how they come back:
 
