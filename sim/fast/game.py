@@ -15,6 +15,7 @@ from sim.fast._jit import jit
 from sim.fast.belt import setup_belt
 from sim.fast.board import (
     advance_track,
+    ensure_order,
     flip_special_plan,
     refill_display,
     refill_plan_row,
@@ -89,6 +90,7 @@ def setup_template(t, st):
     leaves dirty is sorted once the tracks' sides are drawn), so doing it first changes nothing.
     """
     st.order_dirty = 1
+    st.reach[:] = t.touches_mask
     st.sector_owner[:] = NOBODY
     st.placer[:] = NOBODY
     st.display[:] = NO_CARD
@@ -104,7 +106,7 @@ def setup_template(t, st):
         for k in range(t.setup_count[company]):
             column = take_column(t, st, company)
             station_add(t, st, company, column if column >= 0 else t.n_columns - 1, -1)  # -1: the last column
-            set_owner(st, t.setup_sectors[company, k], company)
+            set_owner(t, st, t.setup_sectors[company, k], company)
     if t.board_belt:
         setup_belt(t, st)
     for seat in range(t.n_seats):
@@ -151,6 +153,7 @@ def setup(t, st, seed, game):
     shuffle(st, BOARD_STREAM, st.action_deck[:t.n_action_cards])
     st.action_deck_len = t.n_action_cards
     refill_display(st)
+    ensure_order(t, st)  # the sides are drawn: from now on station_add keeps the order
 
     # each Luna's stream: her grade-1 deck, then her grade-2 stack (the template holds their sizes)
     for seat in range(t.n_seats):

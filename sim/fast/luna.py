@@ -45,6 +45,16 @@ SLOT_A, SLOT_E = 0, N_SLOTS - 1  # the slots the tank and upload switches turn O
 @jit
 def draw_luna_card(t, st, seat):
     """``draw_luna_card``: top card; an empty deck is rebuilt from the discard pile plus one grade-2 card."""
+    n = st.pile_len[seat, DECK]
+    if n > 0:  # the common case, small enough to be inlined where she draws
+        st.pile_len[seat, DECK] = n - 1
+        return st.piles[seat, DECK, n - 1]
+    return _rebuild_and_draw(t, st, seat)
+
+
+@jit
+def _rebuild_and_draw(t, st, seat):
+    """:func:`draw_luna_card` from an empty deck."""
     if st.pile_len[seat, DECK] == 0:
         if st.pile_len[seat, DISCARD] == 0 and st.pile_len[seat, STACK] == 0:
             return NO_CARD
