@@ -161,6 +161,14 @@ def test_the_soak_covers_every_level_and_kind_of_mix():
     assert {mix.rounds for mix in mixes} == {6, 7} and {mix.start_bonus for mix in mixes} == {"random", "none"}
     assert {seat.profile for mix in seats for seat in mix if seat.kind == "scripted"} == set(soak.builtin_profiles())
     assert len(set(mixes)) == len(mixes)
+    # the Belt: every level alone and against each profile, and a 4-seat mix
+    belt = [mix for mix in mixes if mix.board == "belt"]
+    assert {mix.board for mix in mixes} == {"moon", "belt"} and "board belt" in belt[0].label()
+    assert {f"luna:{level}" for level in range(9)} <= {mix.seats for mix in belt}
+    assert {(seat.profile, mix.seats.rsplit(":", 1)[1]) for mix in belt for seat in parse_seats(mix.seats)
+            if seat.kind == "scripted" and mix.seats.count(",") == 1} == {
+        (profile, str(level)) for profile in soak.builtin_profiles() for level in range(9)}
+    assert {len(parse_seats(mix.seats)) for mix in belt} == {1, 2, 4}
 
 
 def test_a_short_soak_is_clean(capsys):
