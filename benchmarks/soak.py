@@ -2,12 +2,13 @@
 
 Plays ``--games`` games spread evenly over a fixed set of seat mixes (:func:`soak_mixes`: every Luna
 level 0-8 alone, in 7 rounds and in the Singularity's 6; each scripted profile against her; 3- and
-4-seat mixes with one to four Lunas, strengths 0.5 to 2 and both starting bonuses), with the engine's
+4-seat mixes with one to four Lunas, strengths 0.5 to 2 and both starting bonuses; and on the Belt side
+of the board, every level alone, each profile against her and a 4-seat mix), with the engine's
 invariant checks on (``simulate --check-invariants``: after setup, every round and final scoring).
 Only counters are kept, chunk by chunk, so memory stays flat however many games run. A progress line
 goes to stderr every ``--progress-seconds``; the last line on stdout is the one-line summary::
 
-    soak: 10,000,000 games, 108 mixes, levels 0-8, 0 violations, 612 s (16,339 games/s), engine numba, seed 1
+    soak: 10,000,000 games, 171 mixes, levels 0-8, 0 violations, 612 s (16,339 games/s), engine numba, seed 1
 
 A violation is printed (game, seat, round, check) and counted, and the soak goes on with the next chunk
 of games; the exit code is 1 when any game broke an invariant, 2 for bad options, else 0. Threads: the
@@ -23,7 +24,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sim.config import GameConfig, parse_seats
-from sim.constants import DEFAULT_CHUNK_GAMES, LEVELS, ROUNDS, SINGULARITY_ROUNDS, builtin_profiles
+from sim.constants import (
+    BOARDS,
+    DEFAULT_BOARD,
+    DEFAULT_CHUNK_GAMES,
+    LEVELS,
+    ROUNDS,
+    SINGULARITY_ROUNDS,
+    builtin_profiles,
+)
 from sim.engines import ENGINES, engine_function
 from sim.gamedata import GameData, load_game_data
 from sim.violation import InvariantError
@@ -33,15 +42,17 @@ EXIT_VIOLATION, EXIT_USAGE = 1, 2
 
 @dataclass(frozen=True)
 class Mix:
-    """One soak configuration: the seats (``--seats`` text), rounds and starting bonus."""
+    """One soak configuration: the seats (``--seats`` text), rounds, starting bonus and board side."""
 
     seats: str
     rounds: int = ROUNDS
     start_bonus: str = "random"
+    board: str = DEFAULT_BOARD
 
     def label(self) -> str:
-        """The mix as a report names it: seats, rounds and starting bonus."""
-        return f"{self.seats} ({self.rounds} rounds, start bonus {self.start_bonus})"
+        """The mix as a report names it: seats, rounds, starting bonus (and the board, off the Moon)."""
+        board = "" if self.board == DEFAULT_BOARD else f", board {self.board}"
+        return f"{self.seats} ({self.rounds} rounds, start bonus {self.start_bonus}{board})"
 
 
 def soak_mixes(profiles: Sequence[str] = builtin_profiles()) -> list[Mix]:
@@ -51,6 +62,8 @@ def soak_mixes(profiles: Sequence[str] = builtin_profiles()) -> list[Mix]:
     scripted profile against her; two 3-seat mixes (two scripted seats; one scripted seat and a second
     Luna); three 4-seat mixes (three scripted seats; four Lunas; two scripted seats at strengths 0.5 and
     2 with a second Luna, in 6 rounds). The profiles rotate with the level, so each meets every other.
+    Then the same levels on the Belt (SPEC section 7): Luna alone, each profile against her, and two
+    scripted seats with a second Luna in 6 rounds without a starting bonus.
     """
     mixes = []
     n = len(profiles)
@@ -66,6 +79,14 @@ def soak_mixes(profiles: Sequence[str] = builtin_profiles()) -> list[Mix]:
             Mix(",".join(f"luna:{(level + 2 * k) % len(LEVELS)}" for k in range(4)), SINGULARITY_ROUNDS),
             Mix(f"scripted:{second}@0.5,scripted:{third}@2,luna:{level},luna:{other}", SINGULARITY_ROUNDS, "none"),
         ]
+    belt = BOARDS[1]
+    for level in LEVELS:
+        other = (level + 4) % len(LEVELS)
+        first, second = (profiles[(level + k) % n] for k in range(2))
+        mixes += [Mix(f"luna:{level}", board=belt)]
+        mixes += [Mix(f"scripted:{profile},luna:{level}", board=belt) for profile in profiles]
+        mixes += [Mix(f"scripted:{first},scripted:{second}@2,luna:{level},luna:{other}", SINGULARITY_ROUNDS, "none",
+                      belt)]
     return mixes
 
 
@@ -118,7 +139,7 @@ def run_soak(data: GameData, games: int, seed: int, engine: str = "numba", chunk
     done, violations = 0, []
     for index, mix in enumerate(mixes):
         config = GameConfig(seats=parse_seats(mix.seats, data.players.profiles), rounds=mix.rounds,
-                            start_bonus=mix.start_bonus)
+                            start_bonus=mix.start_bonus, board=mix.board)
         mix_games = games // len(mixes) + (index < games % len(mixes))
         for first in range(0, mix_games, chunk_size):
             count = min(chunk_size, mix_games - first)

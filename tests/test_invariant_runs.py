@@ -55,6 +55,20 @@ def test_a_clean_run_passes_with_the_same_rows(tmp_path, engine):
 
 
 @pytest.mark.parametrize("engine", ["reference", "numba"])
+def test_a_clean_belt_run_passes_with_the_same_files(tmp_path, engine):
+    seats, belt = "scripted:balanced,scripted:shares,luna:2,luna:8", ("--board", "belt", "--detail", "rounds")
+    assert simulate(tmp_path, engine, seats, *belt, out="plain") == 0
+    assert simulate(tmp_path, engine, seats, *belt, "--check-invariants", out="checked") == 0
+    files = sorted(path.name for path in (tmp_path / "plain").iterdir())
+    assert files == sorted(path.name for path in (tmp_path / "checked").iterdir())
+    for name in files:
+        if name.endswith(".parquet"):
+            pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "plain" / name),
+                                          pd.read_parquet(tmp_path / "checked" / name))
+    assert pd.read_parquet(tmp_path / "checked" / "seats.parquet")["outposts_placed"].sum() > 0  # the Belt was used
+
+
+@pytest.mark.parametrize("engine", ["reference", "numba"])
 def test_a_broken_game_stops_the_run_with_one_line_and_nothing_written(tmp_path, capsys, monkeypatch, engine):
     monkeypatch.setattr(cli, "load_game_data", lambda overlay=None: broken_data())
     assert simulate(tmp_path, engine, BROKEN_SEATS, "--check-invariants", "--chunk-size", "7") == cli.EXIT_ENGINE == 1
@@ -147,6 +161,14 @@ def test_the_soak_covers_every_level_and_kind_of_mix():
     assert {mix.rounds for mix in mixes} == {6, 7} and {mix.start_bonus for mix in mixes} == {"random", "none"}
     assert {seat.profile for mix in seats for seat in mix if seat.kind == "scripted"} == set(soak.builtin_profiles())
     assert len(set(mixes)) == len(mixes)
+    # the Belt: every level alone and against each profile, and a 4-seat mix
+    belt = [mix for mix in mixes if mix.board == "belt"]
+    assert {mix.board for mix in mixes} == {"moon", "belt"} and "board belt" in belt[0].label()
+    assert {f"luna:{level}" for level in range(9)} <= {mix.seats for mix in belt}
+    assert {(seat.profile, mix.seats.rsplit(":", 1)[1]) for mix in belt for seat in parse_seats(mix.seats)
+            if seat.kind == "scripted" and mix.seats.count(",") == 1} == {
+        (profile, str(level)) for profile in soak.builtin_profiles() for level in range(9)}
+    assert {len(parse_seats(mix.seats)) for mix in belt} == {1, 2, 4}
 
 
 def test_a_short_soak_is_clean(capsys):

@@ -13,6 +13,11 @@ level table flag per space, fired when the marker steps on it), so the reference
 counterpart here; the company order and value caches are the board module's business, and the
 reference has no such caches to compare with.
 
+On the Belt side (``--board belt``, SPEC section 7) the outposts on asteroids count among each
+company's, and the reference's Belt checks follow the board's: no Moon sector used, no target over its
+capacity, placers only with a piece, shuttles conserved. In a Moon game the Belt fields are never set
+up (they stay zero), so they are not checked there.
+
 Fields are read through the small readers below, so a change of representation elsewhere (the board's
 sector masks, Luna's piles) is adapted in one place.
 """
@@ -21,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.constants import BONUS_COLUMNS, BONUS_SPACES, DISPLAY_SPACES, N_COMPANIES, N_SLOTS
+from sim.constants import BELT_MAX_OUTPOST_SPACES, BONUS_COLUMNS, BONUS_SPACES, DISPLAY_SPACES, N_COMPANIES, N_SLOTS
 from sim.fast._jit import jit
 from sim.fast.state import (
     C_SCORE_CASH,
@@ -37,7 +42,7 @@ from sim.fast.state import (
     NOBODY,
     STACK,
 )
-from sim.tables import MAX_CARDS, MAX_COLUMN_SIZE
+from sim.tables import MAX_BELT_TARGETS, MAX_CARDS, MAX_COLUMN_SIZE
 
 # What each check requires, by index; a report names the check by this text.
 CHECK_NAMES = (
@@ -56,17 +61,23 @@ CHECK_NAMES = (
     "no Luna marker on a majority bonus space",
     "a bonus space holds a marker of a seat at the table or none",
     "station vacancies within 0..column size",
-    "outposts conserved (station + board = columns x column size per company)",
+    "outposts conserved (station + board = columns x column size per company; on the Belt, its asteroids' outposts)",
     "no sector over capacity (one outpost, of a known company, on a sector of the board; owner masks agree)",
     "an outpost's placer is a seat and only recorded with an outpost",
     "action cards conserved (each once among display, deck and the seats' cards)",
     "research row decks within 0..row deck",
     "special plans flipped in order",
     "score total = sum of the 7 categories (cash, helium, research, 4 companies)",
+    # the Belt side (SPEC section 7), checked in Belt games only: the reference's _check_belt
+    "no Moon sector used in a Belt game",
+    "no Belt target over capacity (pieces of known companies, only on the targets' slots)",
+    "a Belt piece's placer is a seat and only recorded with a piece",
+    "shuttles conserved (Belt + shuttle column = shuttles per company)",
 )
 (NONE, CASH, TRACK, HELIUM, RESEARCH, LUNA_CARDS, GRADE1_IN_STACK, CARD_IN_OFF_SLOT, SWITCHED_SLOT_ON,
  SLOT_FIRST_ROUND, GRADE2_COUNTERS, BONUS_MARKERS, LUNA_ON_MAJORITY_SPACE, BONUS_OWNER, STATION_VACANCY,
- OUTPOSTS, SECTOR, PLACER, ACTION_CARDS, PLAN_DECKS, SPECIAL_PLANS, SCORE) = range(len(CHECK_NAMES))
+ OUTPOSTS, SECTOR, PLACER, ACTION_CARDS, PLAN_DECKS, SPECIAL_PLANS, SCORE,
+ BELT_MOON_SECTOR, BELT_TARGET, BELT_PLACER, BELT_SHUTTLES) = range(len(CHECK_NAMES))
 
 _ONE = np.uint64(1)
 _SLOT_A, _SLOT_E = 0, N_SLOTS - 1  # the switched slots (sim.constants.SWITCHED_SLOTS)
@@ -106,6 +117,44 @@ def _vacant(st, company, column):
 @jit
 def _placer(st, sector):
     return st.placer[sector]
+
+
+@jit
+def _belt_piece(st, target, slot):
+    """Company of the piece on slot ``slot`` of Belt target ``target`` (1-based), or -1."""
+    return st.belt_owner[target, slot]
+
+
+@jit
+def _belt_placer(st, target, slot):
+    return st.belt_placer[target, slot]
+
+
+@jit
+def _shuttles_left(st, company):
+    """Shuttles in ``company``'s shuttle column."""
+    return st.shuttles_left[company]
+
+
+@jit
+def _is_asteroid(t, target):
+    """Whether Belt target ``target`` (1-based) is an asteroid (outposts) rather than a shuttle space."""
+    return (t.belt_asteroid >> np.uint64(target - 1)) & _ONE != 0
+
+
+@jit
+def _belt_outposts(t, st, company):
+    """``company``'s outposts on the Belt's asteroids (0 on the Moon), counted over every slot of the record
+    as the reference counts whole slot lists: a piece beyond a target's capacity is its own check's."""
+    if not t.board_belt:
+        return 0
+    count = 0
+    for target in range(1, t.belt_count + 1):
+        if _is_asteroid(t, target):
+            for slot in range(BELT_MAX_OUTPOST_SPACES):
+                if _belt_piece(st, target, slot) == company:
+                    count += 1
+    return count
 
 
 @jit
@@ -244,7 +293,7 @@ def _check_outposts(t, st):
             if vacant < 0 or vacant > t.column_size or vacant > MAX_COLUMN_SIZE:
                 return STATION_VACANCY
             in_station -= vacant
-        on_board = 0
+        on_board = _belt_outposts(t, st, company)
         for sector in range(1, t.n_sectors + 1):
             if _sector_company(st, sector) == company:
                 on_board += 1
@@ -271,6 +320,41 @@ def _check_outposts(t, st):
             return PLACER
     if t.n_sectors < 64 and seen >> np.uint64(t.n_sectors) != 0:  # an outpost beyond the last sector
         return SECTOR
+    return NONE
+
+
+@jit
+def _check_belt(t, st):
+    """A Belt game: no Moon sector used, pieces only on the targets' slots (at most capacity each, of known
+    companies), placers only with a piece, shuttles conserved. Mirrors the reference's ``_check_belt``."""
+    for sector in range(1, t.n_sectors + 1):
+        if _sector_company(st, sector) != NOBODY:
+            return BELT_MOON_SECTOR
+    for target in range(MAX_BELT_TARGETS + 1):
+        on_belt = 1 <= target <= t.belt_count
+        for slot in range(BELT_MAX_OUTPOST_SPACES):
+            company = _belt_piece(st, target, slot)
+            placer = _belt_placer(st, target, slot)
+            if not (on_belt and slot < t.belt_capacity[target]):
+                if company != NOBODY or placer != NOBODY:  # target 0, beyond the Belt or beyond a capacity
+                    return BELT_TARGET
+            elif company < NOBODY or company >= N_COMPANIES:
+                return BELT_TARGET
+    for target in range(1, t.belt_count + 1):
+        for slot in range(t.belt_capacity[target]):
+            placer = _belt_placer(st, target, slot)
+            if placer != NOBODY and (_belt_piece(st, target, slot) == NOBODY or placer < 0 or placer >= t.n_seats):
+                return BELT_PLACER
+    for company in range(N_COMPANIES):
+        on_belt = 0
+        for target in range(1, t.belt_count + 1):
+            if not _is_asteroid(t, target):
+                for slot in range(t.belt_capacity[target]):
+                    if _belt_piece(st, target, slot) == company:
+                        on_belt += 1
+        left = _shuttles_left(st, company)
+        if left < 0 or on_belt + left != t.belt_shuttles:
+            return BELT_SHUTTLES
     return NONE
 
 
@@ -315,6 +399,10 @@ def _check_board(t, st):
     check = _check_outposts(t, st)
     if check != NONE:
         return check
+    if t.board_belt:
+        check = _check_belt(t, st)
+        if check != NONE:
+            return check
     check = _check_action_cards(t, st)
     if check != NONE:
         return check

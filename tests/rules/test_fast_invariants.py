@@ -1,5 +1,5 @@
 """The numba engine's in-kernel invariant checks (``sim/fast/invariants.py``): clean on real states, and each
-check names exactly the seat and round of a state corrupted on purpose.
+check names exactly the seat and round of a state corrupted on purpose, on the Moon and on the Belt.
 
 The corrupted states are the reference checker's (``test_invariants.py``), converted to a state record by
 ``numba_bridge``; what a reference state cannot express (owner masks, scratch rows) is corrupted on the
@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 
 from sim import reference as ref
+from sim.config import GameConfig, parse_seats
 from sim.invariants import check_invariants
 
+from . import numba_belt as nbb
 from . import numba_bridge as nb
-from .helpers import make_rules, new_game
+from .helpers import game_data, make_rules, new_game
 from .test_invariants import (
     _action_card_lost,
     _add_outpost,
@@ -171,3 +173,129 @@ def test_clean_after_setup_and_every_round_of_random_games():
         for rnd in range(1, rounds + 1):
             ref.play_round(rules, state, rngs, None)
             assert nb.invariant_report(rules, nb.to_record(rules, state)) == ("none", None, rnd)
+
+
+# ---------------------------------------------------------------- the Belt side (SPEC 7)
+#
+# belt_midgame's Belt after three rounds (targets: pieces, companies 0-3; odd targets are asteroids of
+# capacity 2 or 3, even ones shuttle spaces): 1: [0, -], 3: [-, -, -], 7: [1, -, -], 9: [2, 2], 10: 2,
+# 11: [2, 2], 12: 2, 13: [2, 2, -], 14: 2, 15: [2, -], 16: 2, 17: [3, 2, -], 18: 3, 19: [3, -], the rest
+# vacant; shuttle columns [4, 4, 0, 3]. Each corruption below breaks one Belt invariant and keeps the
+# others (an outpost taken from the station when one is added), so exactly its check is named.
+
+
+def belt_record(rules, state):
+    """``state`` (the Belt included) as a state record."""
+    rec = nb.to_record(rules, state)
+    nbb._belt_to_record(state, rec)
+    return rec
+
+
+@pytest.fixture
+def belt_midgame():
+    """A scripted seat and two Lunas (levels 1 and 4) on the Belt after three rounds, clean for both checkers."""
+    config = GameConfig(seats=parse_seats("scripted:balanced,luna:1,luna:4"), start_bonus="random", board="belt")
+    rules = ref.Rules(game_data(), config)
+    state, rngs = ref.setup_game(rules, 8, 0)
+    for _ in range(3):
+        ref.play_round(rules, state, rngs, None)
+    assert check_invariants(rules, state) == []
+    assert nb.invariant_report(rules, belt_record(rules, state)) == CLEAN
+    return rules, state
+
+
+def _take_outpost(rules, state, company):
+    state.station_vacant[company][ref.take_column(rules, state, company)] += 1
+
+
+def _moon_sector_in_a_belt_game(rules, state):
+    _take_outpost(rules, state, 0)
+    state.sector_owner[5] = 0
+
+
+def _belt_outpost_lost(rules, state):
+    state.belt.owner[9], state.belt.placer[9] = [2, ref.NO_COMPANY], [0, ref.NOBODY]
+
+
+def _two_shuttles_on_a_shuttle_space(rules, state):
+    state.belt.owner[4], state.belt.placer[4] = [0, 0], [ref.NOBODY, ref.NOBODY]
+    state.belt.shuttles_left[0] -= 2
+
+
+def _asteroid_over_capacity(rules, state):
+    _take_outpost(rules, state, 0)
+    _take_outpost(rules, state, 0)
+    state.belt.owner[1], state.belt.placer[1] = [0, 0, 0], [ref.NOBODY] * 3
+
+
+def _unknown_company_on_the_belt(rules, state):
+    state.belt.owner[3][0] = 7
+
+
+def _belt_placer_without_a_piece(rules, state):
+    state.belt.placer[3][0] = 0
+
+
+def _belt_placer_not_a_seat(rules, state):
+    state.belt.placer[1][0] = 3
+
+
+def _shuttle_too_many(rules, state):
+    state.belt.shuttles_left[0] = 5
+
+
+def _shuttles_negative(rules, state):
+    state.belt.shuttles_left[2] = -1
+
+
+@pytest.mark.parametrize(("corrupt", "check"), [
+    (_moon_sector_in_a_belt_game, "no Moon sector used in a Belt game"),
+    (_belt_outpost_lost, "outposts conserved"),
+    (_two_shuttles_on_a_shuttle_space, "no Belt target over capacity"),
+    (_asteroid_over_capacity, "no Belt target over capacity"),
+    (_unknown_company_on_the_belt, "no Belt target over capacity"),
+    (_belt_placer_without_a_piece, "a Belt piece's placer"),
+    (_belt_placer_not_a_seat, "a Belt piece's placer"),
+    (_shuttle_too_many, "shuttles conserved"),
+    (_shuttles_negative, "shuttles conserved"),
+])
+def test_each_belt_check_names_the_board_and_round(belt_midgame, corrupt, check):
+    rules, state = belt_midgame
+    corrupt(rules, state)
+    assert len(check_invariants(rules, state)) == 1  # the reference sees exactly one problem too
+    assert nb.invariant_report(rules, belt_record(rules, state)) == (named(check), None, 3)
+
+
+def _piece_on_target_0(rules, r):
+    r["belt_owner"][0, 0] = 1
+
+
+def _piece_beyond_the_belt(rules, r):
+    r["belt_owner"][rules.belt.count + 1, 0] = 3
+    r["shuttles_left"][3] -= 1
+
+
+def _placer_beyond_a_capacity(rules, r):
+    r["belt_placer"][2, 1] = 0
+
+
+@pytest.mark.parametrize("corrupt", [_piece_on_target_0, _piece_beyond_the_belt, _placer_beyond_a_capacity])
+def test_belt_record_only_corruptions_are_named_exactly(belt_midgame, corrupt):
+    rules, state = belt_midgame
+    rec = belt_record(rules, state)
+    corrupt(rules, rec[0])
+    assert nb.invariant_report(rules, rec) == (named("no Belt target over capacity"), None, 3)
+
+
+def test_belt_games_are_clean_after_setup_and_every_round():
+    # the numba checks agree with the reference checker on real Belt states, of random seat mixes
+    rng = random.Random(17)
+    for game in range(12):
+        seats, rounds, start_bonus = _random_config(rng, game)
+        config = GameConfig(seats=parse_seats(seats), rounds=rounds, start_bonus=start_bonus, board="belt")
+        rules = ref.Rules(game_data(), config)
+        state, rngs = ref.setup_game(rules, 17, game)
+        assert nb.invariant_report(rules, belt_record(rules, state)) == ("none", None, 0)
+        for rnd in range(1, rounds + 1):
+            ref.play_round(rules, state, rngs, None)
+            assert nb.invariant_report(rules, belt_record(rules, state)) == ("none", None, rnd)
