@@ -11,7 +11,9 @@ state's round (0 after setup); the driver in ``sim/fast/kernel.py`` turns it int
 What the record cannot show is not checked: Luna's unfired tokens are not state in this engine (a
 level table flag per space, fired when the marker steps on it), so the reference's token check has no
 counterpart here; the company order and value caches are the board module's business, and the
-reference has no such caches to compare with.
+reference has no such caches to compare with — so they get a check of their own, last: each cached
+mask, value, vacant count and the value order is recomputed from scratch and compared (a stale cache
+plays wrong games that the exactness tests would only catch on the configurations they play).
 
 On the Belt side (``--board belt``, SPEC section 7) the outposts on asteroids count among each
 company's, and the reference's Belt checks follow the board's: no Moon sector used, no target over its
@@ -28,6 +30,7 @@ import numpy as np
 
 from sim.constants import BELT_MAX_OUTPOST_SPACES, BONUS_COLUMNS, BONUS_SPACES, DISPLAY_SPACES, N_COMPANIES, N_SLOTS
 from sim.fast._jit import jit
+from sim.fast.board import column_coins, reach_of, sorts_before
 from sim.fast.state import (
     C_SCORE_CASH,
     C_SCORE_COMPANY,
@@ -73,11 +76,13 @@ CHECK_NAMES = (
     "no Belt target over capacity (pieces of known companies, only on the targets' slots)",
     "a Belt piece's placer is a seat and only recorded with a piece",
     "shuttles conserved (Belt + shuttle column = shuttles per company)",
+    # the numba engine's own caches, which the reference recomputes every time and so cannot disagree
+    "engine caches agree with the board (occupied and reach masks, company values, value order)",
 )
 (NONE, CASH, TRACK, HELIUM, RESEARCH, LUNA_CARDS, GRADE1_IN_STACK, CARD_IN_OFF_SLOT, SWITCHED_SLOT_ON,
  SLOT_FIRST_ROUND, GRADE2_COUNTERS, BONUS_MARKERS, LUNA_ON_MAJORITY_SPACE, BONUS_OWNER, STATION_VACANCY,
  OUTPOSTS, SECTOR, PLACER, ACTION_CARDS, PLAN_DECKS, SPECIAL_PLANS, SCORE,
- BELT_MOON_SECTOR, BELT_TARGET, BELT_PLACER, BELT_SHUTTLES) = range(len(CHECK_NAMES))
+ BELT_MOON_SECTOR, BELT_TARGET, BELT_PLACER, BELT_SHUTTLES, CACHES) = range(len(CHECK_NAMES))
 
 _ONE = np.uint64(1)
 _SLOT_A, _SLOT_E = 0, N_SLOTS - 1  # the switched slots (sim.constants.SWITCHED_SLOTS)
@@ -416,6 +421,30 @@ def _check_board(t, st):
         status = st.special[plan]
         if status < 0 or status > 2 or (status == 0) != (plan >= flipped):
             return SPECIAL_PLANS
+    return _check_caches(t, st)
+
+
+@jit
+def _check_caches(t, st):
+    """The board module's incremental caches against a recomputation from the state they summarise."""
+    occupied = np.uint64(0)
+    for company in range(N_COMPANIES):
+        occupied |= _company_mask(st, company)
+        if st.reach[company] != reach_of(t, st, company):
+            return CACHES
+        value = 0
+        vacant = 0
+        for column in range(t.n_columns):
+            value += column_coins(t, _vacant(st, company, column))
+            vacant += _vacant(st, company, column)
+        if st.value[company] != value or st.vacant_sum[company] != vacant:
+            return CACHES
+    if st.occupied != occupied:
+        return CACHES
+    if st.order_dirty == 0:  # sorted since setup: every company at its rank, in the reference's order
+        for i in range(N_COMPANIES):
+            if st.rank[st.order[i]] != i or (i > 0 and sorts_before(t, st, st.order[i], st.order[i - 1])):
+                return CACHES
     return NONE
 
 

@@ -130,7 +130,35 @@ def _slot_first_round_ahead(rules, r):
     r["slot_first_round"][2, 2] = 5
 
 
+def _stale_occupied(rules, r):
+    sector = int(np.flatnonzero(r["sector_owner"][1:] == -1)[0]) + 1
+    r["occupied"] |= np.uint64(1) << np.uint64(sector - 1)
+
+
+def _stale_reach(rules, r):
+    r["reach"][2] = 0
+
+
+def _stale_value(rules, r):
+    r["value"][1] += 1
+
+
+def _stale_vacant_count(rules, r):
+    r["vacant_sum"][0] -= 1
+
+
+def _order_swapped(rules, r):
+    first, second = r["order"][0], r["order"][1]
+    r["order"][0], r["order"][1] = second, first
+    r["rank"][first], r["rank"][second] = 1, 0
+
+
 @pytest.mark.parametrize(("corrupt", "report"), [
+    (_stale_occupied, ("engine caches agree", None)),
+    (_stale_reach, ("engine caches agree", None)),
+    (_stale_value, ("engine caches agree", None)),
+    (_stale_vacant_count, ("engine caches agree", None)),
+    (_order_swapped, ("engine caches agree", None)),
     (_grade1_in_stack, ("no grade-1 card", 2)),
     (_two_owners, ("no sector over capacity", None)),
     (_outpost_off_the_board, ("no sector over capacity", None)),
