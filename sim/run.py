@@ -89,7 +89,10 @@ def chunk_bounds(games: int, chunk_size: int) -> Iterator[tuple[int, int]]:
 
 
 # On disk every integer column but ``game`` is int32: no count, score or position of a game comes near
-# 2**31, and half the bytes of int64 halve the parquet encoder's work. ``game`` may reach 2**63.
+# 2**31, and ``game`` may reach 2**63. Narrower types would save nothing: parquet stores int8 and int16 as
+# 32-bit values too (same bytes, same encoder time, measured), and readers would get types whose arithmetic
+# overflows quietly. The text columns (kind, profile, card ids) are dictionary arrays: a few distinct
+# strings indexed by int8, which the parquet writer stores without hashing a single string.
 DISK_INT = pa.int32()
 WIDE_COLUMNS = frozenset({"game"})
 
@@ -106,35 +109,47 @@ def _disk_array(name: str, values: np.ndarray) -> pa.Array:
     return pa.array(values.astype(np.int32))
 
 
+def _text_array(codes: np.ndarray, words: list[str]) -> pa.DictionaryArray:
+    """``words[codes]`` as a dictionary array (``codes`` index ``words``; fewer than 128 words)."""
+    return pa.DictionaryArray.from_arrays(codes.astype(np.int8), pa.array(words, pa.string()))
+
+
+def _rows(columns: dict[str, pa.Array], names: Sequence[str]) -> pa.Table:
+    """A table of ``columns`` in the order of ``names``, every field marked non-null.
+
+    Non-null fields spare the parquet writer a definition level per value (a tenth of its time).
+    """
+    arrays = [columns[name] for name in names]
+    schema = pa.schema([pa.field(name, array.type, nullable=False) for name, array in zip(names, arrays, strict=True)])
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
 def seats_table(config: GameConfig, chunk: Chunk) -> pa.Table:
     """Add the configuration's text and level columns to a chunk's per-seat numbers."""
     seat_index = chunk.seats["seat"]
-    positions = pa.array(seat_index)
     columns = {
         "game": pa.array(chunk.seats["game"]),
         "seat": _disk_array("seat", seat_index),
-        # arrow's take builds the string columns in C, far faster than numpy's fixed-width strings
-        "kind": pa.array([seat.kind for seat in config.seats]).take(positions),
+        "kind": _text_array(seat_index, [seat.kind for seat in config.seats]),
         "level": _disk_array("level", np.array([seat.level for seat in config.seats], dtype=np.int64)[seat_index]),
-        "profile": pa.array([seat.profile for seat in config.seats], pa.string()).take(positions),
+        "profile": _text_array(seat_index, [seat.profile for seat in config.seats]),
         "strength": pa.array(np.array([seat.strength for seat in config.seats], dtype=np.float64)[seat_index]),
     }
     columns.update({name: _disk_array(name, chunk.seats[name]) for name in SEAT_NUMERIC})
-    return pa.table({name: columns[name] for name in SEAT_COLUMNS})
+    return _rows(columns, SEAT_COLUMNS)
 
 
 def rounds_table(data: GameData, rounds: Columns) -> pa.Table:
     """Turn card indices into card ids ("" for an empty or OFF slot)."""
-    ids = pa.array([card.id for card in data.luna.cards] + [""])
-    none = len(ids) - 1
+    ids = [card.id for card in data.luna.cards] + [""]
     columns = {}
     for name in ROUND_NUMERIC:
         values = rounds[name]
         if name in ROUND_CARD_COLUMNS:  # index -1 picks ""
-            columns[name] = ids.take(pa.array(np.where(values < 0, none, values)))
+            columns[name] = _text_array(np.where(values < 0, len(ids) - 1, values), ids)
         else:
             columns[name] = _disk_array(name, values)
-    return pa.table(columns)
+    return _rows(columns, ROUND_NUMERIC)
 
 
 def package_versions() -> dict[str, str]:
@@ -220,13 +235,21 @@ def _chunks(play: PlayChunk, data: GameData, config: GameConfig, options: RunOpt
     yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
 
 
+# How per-game rows are compressed (see the README's Speed section for the measurements behind it).
+ROWS_COMPRESSION = "lz4"
+
+
 def _parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
-    # No min/max statistics for the text columns (card ids, kind, profile): nothing filters on them, and
-    # they are a sixth of the encoder's work for luna_rounds.parquet. No dictionary for ``game``, whose
-    # values hardly repeat: its dictionary cost time and saved no space (files within 3 % either way).
-    numeric = [field.name for field in schema if not pa.types.is_string(field.type)]
-    repeating = [field.name for field in schema if field.name != "game"]
-    return pq.ParquetWriter(path, schema, write_statistics=numeric, use_dictionary=repeating)
+    # The parquet writer shares the machine's cores with the kernel, so every microsecond it spends per
+    # game is one the kernel loses. Numbers are split into byte streams (BYTE_STREAM_SPLIT: the high bytes
+    # of small integers become runs of zeros the codec squeezes out), which costs a fifth of dictionary
+    # encoding (hashing every value) for files of the same size; the text columns arrive as dictionary
+    # arrays and are written as such. No min/max statistics (nothing filters on them). No arrow schema in
+    # the file, so readers see the text columns as plain strings, not as dictionaries (categoricals).
+    text = [field.name for field in schema if pa.types.is_dictionary(field.type)]
+    numbers = {field.name: "BYTE_STREAM_SPLIT" for field in schema if field.name not in text}
+    return pq.ParquetWriter(path, schema, compression=ROWS_COMPRESSION, use_dictionary=text,
+                            column_encoding=numbers, write_statistics=False, store_schema=False)
 
 
 class ChunkConsumer(Protocol):
