@@ -35,9 +35,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC, Chunk, Columns
+from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC, Chunk, Columns, chunk_games
 from sim.config import GameConfig
-from sim.constants import BACKENDS, DEFAULT_CHUNK_GAMES
+from sim.constants import BACKENDS
 from sim.crashpoints import crash_point
 from sim.engines import PlayChunk, check_engine, engine_function
 from sim.gamedata import GameData
@@ -56,7 +56,8 @@ class RunOptions:
     seed: int
     engine: str = "reference"
     detail: bool = False  # also write luna_rounds.parquet
-    chunk_size: int = DEFAULT_CHUNK_GAMES  # games per chunk (a worker's unit of work and a parquet row group)
+    # games per chunk (a worker's unit of work and a parquet row group); None: chosen from memory
+    chunk_size: int | None = None
     workers: int = 1  # processes (joblib), or Dask workers to use (default: all the cluster's threads)
     overlay: str | None = None  # the overlay file the data were loaded with, recorded in the manifest
     aggregate_only: bool = False  # streaming summaries instead of per-game rows
@@ -67,7 +68,7 @@ class RunOptions:
         if self.games < 1:
             raise ValueError(f"--games: must be at least 1, got {self.games}")
         check_engine(self.engine)
-        if self.chunk_size < 1:
+        if self.chunk_size is not None and self.chunk_size < 1:
             raise ValueError(f"--chunk-size: must be at least 1, got {self.chunk_size}")
         if self.workers < 1:
             raise ValueError(f"--workers: must be at least 1, got {self.workers}")
@@ -81,6 +82,11 @@ class RunOptions:
 
 class OutputPathError(ValueError):
     """``out`` names a place where no run directory can be written; the message says where and why."""
+
+
+def default_chunk_size(config: GameConfig, detail: bool) -> int:
+    """Games per chunk of ``config`` when the caller does not choose (see :func:`sim.columns.chunk_games`)."""
+    return chunk_games(len(config.seats), len(config.luna_seats), config.rounds, detail)
 
 
 def chunk_bounds(games: int, chunk_size: int) -> Iterator[tuple[int, int]]:
@@ -360,7 +366,8 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
     temporary = start_output(out)
     started = time.perf_counter()
     try:
-        bounds = list(chunk_bounds(options.games, options.chunk_size))
+        chunk_size = options.chunk_size or default_chunk_size(config, options.detail)
+        bounds = list(chunk_bounds(options.games, chunk_size))
         chunks = _chunks(play, data, config, options, bounds)
         own = output_consumers(data, config, options, temporary) if write_games or options.aggregate_only else []
         every_consumer = [*own, *consumers]
@@ -379,7 +386,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
                 "overlay": options.overlay,
                 "engine": options.engine,
                 "detail": "rounds" if options.detail else None,
-                "chunk_size": options.chunk_size,
+                "chunk_size": chunk_size,
                 "workers": options.workers,
                 "backend": options.backend,
                 "aggregate_only": options.aggregate_only,

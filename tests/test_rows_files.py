@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -14,10 +15,18 @@ import pyarrow.parquet as pq
 import pytest
 
 from sim import engines
-from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC
+from sim.columns import (
+    ROUND_CARD_COLUMNS,
+    ROUND_NUMERIC,
+    SEAT_COLUMNS,
+    SEAT_NUMERIC,
+    chunk_bytes_per_game,
+    chunk_games,
+)
 from sim.config import GameConfig, parse_seats
+from sim.constants import CHUNK_MEMORY_BYTES
 from sim.gamedata import load_game_data
-from sim.run import RunOptions, run_simulation
+from sim.run import RunOptions, default_chunk_size, run_simulation
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = load_game_data()
@@ -71,10 +80,42 @@ def _digest(path: Path, names: tuple[str, ...]) -> str:
     return digest.hexdigest()[:20]
 
 
-@pytest.mark.parametrize("chunk_size", [25, 1000])
+@pytest.mark.parametrize("chunk_size", [25, None])
 def test_file_contents_are_pinned(tmp_path, chunk_size):
     config = GameConfig(seats=parse_seats("scripted:balanced,luna:4,luna:7"))
     out = run_simulation(DATA, config, RunOptions(games=60, seed=11, detail=True, chunk_size=chunk_size),
                          tmp_path / "run")
     assert _digest(out / "seats.parquet", SEAT_PINNED) == "78a80c36283d5ba94f37"
     assert _digest(out / "luna_rounds.parquet", ROUND_PINNED) == "9c5b4fa41fe37f764dd4"
+
+
+# ---------------------------------------------------------------- chunk size chosen from memory
+
+def test_chunk_bytes_count_every_column_of_a_chunk():
+    config = GameConfig(seats=parse_seats("scripted:tank,luna:2,luna:8"))
+    chunk = engines.play_chunk_reference(DATA, config, 3, 0, 4, True)
+    held = sum(values.nbytes for part in (chunk.seats, chunk.rounds) for values in part.values())
+    assert chunk_bytes_per_game(3, 2, config.rounds, True) * 4 == held
+    assert chunk_bytes_per_game(3, 2, config.rounds, False) * 4 == sum(v.nbytes for v in chunk.seats.values())
+
+
+def test_chunk_games_keep_the_memory_of_a_chunk_whatever_the_seats():
+    alone = chunk_games(1, 1, 7, False, budget=2**20)
+    assert alone == 2**20 // ((2 + len(SEAT_NUMERIC)) * 8)
+    four_detail = chunk_games(4, 4, 7, True, budget=2**20)
+    assert four_detail * chunk_bytes_per_game(4, 4, 7, True) <= 2**20 < (four_detail + 1) * chunk_bytes_per_game(
+        4, 4, 7, True)
+    assert four_detail < chunk_games(1, 1, 7, True, budget=2**20) < alone  # more seats, rounds: fewer games
+    assert chunk_games(2, 1, 6, True, budget=2**20) > chunk_games(2, 1, 7, True, budget=2**20)
+    assert chunk_games(4, 4, 7, True, budget=1) == 1  # never zero
+    assert chunk_games(4, 4, 7, True, budget=4 * 2**20) >= 4 * four_detail  # grows with the budget
+
+
+def test_a_run_without_a_chunk_size_uses_the_memory_choice_and_says_so(tmp_path):
+    config = GameConfig(seats=parse_seats("luna:3,luna:5"))
+    chosen = default_chunk_size(config, True)
+    assert chosen == chunk_games(2, 2, 7, True, budget=CHUNK_MEMORY_BYTES)
+    out = run_simulation(DATA, config, RunOptions(games=3, seed=1, detail=True), tmp_path / "run")
+    assert json.loads((out / "manifest.json").read_text())["config"]["chunk_size"] == chosen
+    out = run_simulation(DATA, config, RunOptions(games=3, seed=1, chunk_size=2), tmp_path / "run")
+    assert json.loads((out / "manifest.json").read_text())["config"]["chunk_size"] == 2
