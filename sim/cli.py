@@ -24,6 +24,12 @@ from analysis.study.plan import (
     parse_strengths,
     strength_label,
 )
+
+# Pandas-free too: the sensitivity command's options and defaults (its measurement is imported when it runs).
+from analysis.tuning.options import DEFAULT_GAMES as SENSITIVITY_GAMES
+from analysis.tuning.options import DEFAULT_OPPONENT as SENSITIVITY_OPPONENT
+from analysis.tuning.options import DEFAULT_SEED as SENSITIVITY_SEED
+from analysis.tuning.options import SensitivityOptions, parse_opponent
 from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, parse_levels, parse_seats
 from sim.constants import (
     ALLOWED_ROUNDS,
@@ -39,8 +45,10 @@ from sim.constants import (
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
+from sim.violation import InvariantError
 
 EXIT_USAGE = 2
+EXIT_ENGINE = 1  # the engine broke: a game broke an invariant under --check-invariants
 _ALL_LEVELS = f"{MIN_LEVEL}-{MAX_LEVEL}"
 _DEFAULT_STRENGTHS = ",".join(map(strength_label, DEFAULT_STRENGTHS))
 
@@ -84,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--backend", default="local", choices=BACKENDS,
                           help="where chunks run: local processes (joblib) or a Dask cluster")
     simulate.add_argument("--scheduler", default=None, help="Dask scheduler address, with --backend dask")
+    simulate.add_argument("--check-invariants", action="store_true",
+                          help="check every game's invariants after setup, each round and scoring; the first "
+                               f"broken one stops the run (exit {EXIT_ENGINE}, nothing written)")
     _add_game_options(simulate)
 
     parity = commands.add_parser("parity", help="strength at which a scripted profile wins half its games, per level")
@@ -110,11 +121,30 @@ def build_parser() -> argparse.ArgumentParser:
     _add_study_arguments(study)
     report = commands.add_parser("report", help="rebuild a study's tables, figures and report from its stored runs")
     report.add_argument("study_dir", metavar="DIR", help="study directory written by luna-balance study")
+    sensitivity = commands.add_parser("sensitivity", help="one level's parameters changed one at a time: paired "
+                                      "effects on Luna's score and win rate")
+    _add_sensitivity_arguments(sensitivity)
     runs_report = commands.add_parser("runs-report", help="a report over run directories written by simulate")
     runs_report.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories written by simulate")
     runs_report.add_argument("--out", required=True, help="directory to write the report into")
     runs_report.add_argument("--title", default="Luna balance report", help="the report's title")
+    tune = commands.add_parser("tune", help="move level parameters toward target metrics (a target file)")
+    _add_tune_arguments(tune)
     return parser
+
+
+def _add_tune_arguments(parser: argparse.ArgumentParser) -> None:
+    from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED
+
+    parser.add_argument("target", metavar="TARGET.toml", help="the target file: per level a metric, target, tolerance "
+                        "and the parameters that may move, or an even [ladder]")
+    parser.add_argument("--out", required=True, help="output directory (tuned.toml, tuning.csv, report.html)")
+    parser.add_argument("--games", type=int, default=DEFAULT_TUNE_GAMES,
+                        help="games per candidate on a race's last stage (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_TUNE_SEED, help="seed of every game (default %(default)s)")
+    parser.add_argument("--overlay", default=None, help="start from this overlay instead of the shipped data")
+    parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    parser.add_argument("--quiet", action="store_true", help="no compile notice or per-race lines")
 
 
 def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
@@ -136,6 +166,21 @@ def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Luna's starting research token: drawn at random, or none")
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the data, [campaign] too")
     parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _add_sensitivity_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--level", type=int, required=True, help=f"Luna's level, {MIN_LEVEL}-{MAX_LEVEL}")
+    parser.add_argument("--opponent", default=SENSITIVITY_OPPONENT,
+                        help="scripted:<profile>[@strength], or none for Luna alone (default %(default)s)")
+    parser.add_argument("--games", type=int, default=SENSITIVITY_GAMES,
+                        help="paired games per change (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=SENSITIVITY_SEED,
+                        help="run seed of the base and every change (default %(default)s)")
+    parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    parser.add_argument("--cards", action=argparse.BooleanOptionalAction, default=True,
+                        help="also change every number on Luna's cards (default: yes)")
+    parser.add_argument("--out", required=True, help="output directory to write")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -246,7 +291,8 @@ def command_simulate(args: argparse.Namespace) -> int:
                         start_bonus=args.start_bonus)
     options = RunOptions(games=args.games, seed=args.seed, engine=args.engine, detail=args.detail == "rounds",
                          chunk_size=args.chunk_size, workers=args.workers, overlay=args.overlay,
-                         aggregate_only=args.aggregate_only, backend=args.backend, scheduler=args.scheduler)
+                         aggregate_only=args.aggregate_only, backend=args.backend, scheduler=args.scheduler,
+                         check_invariants=args.check_invariants)
     with progress_bar(args.games, args.quiet, "simulate") as bar:
         out = run_simulation(data, config, options, args.out, progress=bar.update)
     print(f"wrote {out}")
@@ -332,6 +378,19 @@ def command_parity(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_sensitivity(args: argparse.Namespace) -> int:
+    from analysis.tuning import sensitivity as sens
+
+    options = SensitivityOptions(level=args.level, opponent=parse_opponent(args.opponent, load_game_data()),
+                                 games=args.games, seed=args.seed, engine=args.engine, cards=args.cards)
+    plan = sens.plan_changes(options)
+    with progress_bar(options.games * (len(plan.changes) + 1), args.quiet, "sensitivity") as bar:
+        out, sentence = sens.run_sensitivity_dir(plan, args.out, progress=bar.update)
+    print(sentence)
+    print(f"wrote {out}")
+    return 0
+
+
 def usable_cpus() -> int:
     """The CPUs this process may run on (its affinity mask where the system has one)."""
     if hasattr(os, "sched_getaffinity"):
@@ -367,6 +426,18 @@ def command_runs_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_tune(args: argparse.Namespace) -> int:
+    from analysis.tuning.output import run_tune
+
+    def said(line: str) -> None:
+        sys.stderr.write(f"luna-balance: {line}\n")
+
+    run_tune(args.target, args.out, games=args.games, seed=args.seed, engine=args.engine, overlay=args.overlay,
+             log=print, progress=None if args.quiet else said)
+    print(f"wrote {args.out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     if hasattr(signal, "SIGXFSZ"):  # over a file-size limit a write should fail (EFBIG), not kill the process
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -375,10 +446,13 @@ def main(argv: list[str] | None = None) -> int:
     set_compile_notice(not getattr(args, "quiet", False))
     handlers = {"simulate": command_simulate, "levels": command_levels, "study": command_study,
                 "report": command_report, "parity": command_parity, "runs-report": command_runs_report,
-                "campaign": command_campaign}
+                "campaign": command_campaign, "sensitivity": command_sensitivity, "tune": command_tune}
     try:
         clamp_workers(args)
         return handlers[args.command](args)
+    except InvariantError as error:  # the run directory was not written (run_simulation cleans up)
+        sys.stderr.write(f"luna-balance: {error}\n")
+        return EXIT_ENGINE
     except DataError as error:
         for line in error.problems:
             sys.stderr.write(f"luna-balance: {line}\n")

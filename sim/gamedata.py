@@ -25,7 +25,7 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -502,8 +502,13 @@ def merge_overlay(base: Any, overlay: Any, where: str = "") -> Any:
     return copy.deepcopy(overlay)
 
 
-def load_game_data(overlay: str | Path | None = None, data_dir: Path = DATA_DIR) -> GameData:
-    """Read and validate the shipped data, then apply an overlay file if one is given.
+def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_dir: Path = DATA_DIR,
+                   label: str | None = None) -> GameData:
+    """Read and validate the shipped data, then apply an overlay if one is given.
+
+    ``overlay`` is a TOML file or a mapping of the same shape (``{"luna": ..., "moon": ..., "players": ...}``,
+    as ``tomllib`` would read the file), validated exactly alike; a mapping's problems name ``label``
+    (default ``"<overlay>"``), which is also recorded in ``sources``.
 
     Raises
     ------
@@ -527,8 +532,12 @@ def load_game_data(overlay: str | Path | None = None, data_dir: Path = DATA_DIR)
     players = validate_data(PlayerData, players_raw, players_dir)
     sources = [str(luna_path), str(moon_path), str(players_dir)]
     if overlay is not None:
-        overlay_path = Path(overlay)
-        raw = read_toml(overlay_path)
+        if isinstance(overlay, Mapping):
+            overlay_path: Path | str = label or "<overlay>"
+            raw = dict(overlay)  # merge_overlay copies what it takes, so the caller's mapping is never changed
+        else:
+            overlay_path = Path(overlay)
+            raw = read_toml(overlay_path)
         # [campaign] is read by sim.campaign.load_campaign_data, not here.
         unknown = sorted(set(raw) - {"name", "description", "luna", "moon", "players", "campaign"})
         if unknown:

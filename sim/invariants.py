@@ -21,13 +21,25 @@ What is checked (per the rules in SPEC section 2 and the board model in section 
   majority and scientist spaces) equal its allowance;
 * each action card is in exactly one place (display, deck, one seat's collected cards);
 * research display bookkeeping (deck sizes, special-plan statuses flipped in order).
+
+For ``--check-invariants`` (``sim/engines.py``): :func:`round_checker` stops a game at its first
+broken invariant with ``sim.violation.InvariantError``, and :func:`check_final_rows` adds the
+end-of-game check that each seat's total is the sum of its seven scoring categories. The numba
+engine's in-kernel checks (``sim/fast/invariants.py``) mirror these.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 
+from sim.columns import SCORE_CATEGORIES
 from sim.reference import NO_CARD, NO_COMPANY, NOBODY, SLOTS, GameState, Rules
+from sim.violation import InvariantError
+
+# Every per-seat line of check_invariants starts "seat N: " or "seat N (kind): "; the rest is the board's.
+_SEAT_LINE = re.compile(r"seat (\d+)(?: \([^)]*\))?: ")
 
 
 def _check_luna(rules: Rules, state: GameState, seat: int, problems: list[str]) -> None:
@@ -184,3 +196,39 @@ def assert_invariants(rules: Rules, state: GameState) -> None:
     problems = check_invariants(rules, state)
     if problems:
         raise AssertionError("invariants broken:\n" + "\n".join(problems))
+
+
+def _violation(game: int, round: int, problem: str) -> InvariantError:
+    """``problem`` (a line of :func:`check_invariants`) as the error naming its game, seat and round."""
+    seat_line = _SEAT_LINE.match(problem)
+    if seat_line is None:
+        return InvariantError(game, None, round, problem)
+    return InvariantError(game, int(seat_line.group(1)), round, problem[seat_line.end():])
+
+
+def round_checker(rules: Rules, game: int) -> Callable[[GameState], None]:
+    """The ``check`` of ``reference.play_game`` for game ``game``: raise on the state's first broken invariant.
+
+    Raises
+    ------
+    sim.violation.InvariantError
+        Naming the game, the seat (None for a board-wide problem), the state's round and the problem.
+    """
+    def check(state: GameState) -> None:
+        problems = check_invariants(rules, state)
+        if problems:
+            raise _violation(game, state.round, problems[0])
+
+    return check
+
+
+def check_final_rows(game: int, rounds: int, rows: Sequence[dict]) -> None:
+    """Raise ``InvariantError`` for the first seat whose ``score_total`` is not the sum of its categories.
+
+    ``rows`` are ``reference.play_game``'s per-seat rows of game ``game``, played over ``rounds`` rounds.
+    """
+    for seat, row in enumerate(rows):
+        categories = sum(row[f"score_{name}"] for name in SCORE_CATEGORIES)
+        if row["score_total"] != categories:
+            raise InvariantError(game, seat, rounds, f"score_total {row['score_total']} but its categories "
+                                                         f"sum to {categories}")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import shutil
 import sys
@@ -61,27 +60,14 @@ def remove_stale_temporaries(runs_dir: Path) -> None:
     """Delete half-written run directories left by study processes that died (SIGKILL, power loss).
 
     ``run_simulation`` names them ``.<part>.partial-<pid>`` / ``.<part>.old-<pid>`` and removes its
-    own on any exception; only a process that no longer exists can have left one behind.
+    own on any exception. The caller holds the study's lock (:mod:`analysis.study.lock`), so no other
+    process is writing into this directory: every such temporary is left over.
     """
     if not runs_dir.is_dir():
         return
     for path in sorted(runs_dir.rglob(".*")):  # listed in full first: removing while walking is unsafe
-        match = re.fullmatch(r"\..+\.(?:partial|old)-(\d+)", path.name)
-        if match and path.is_dir() and not process_alive(int(match.group(1))):
+        if re.fullmatch(r"\..+\.(?:partial|old)-\d+", path.name) and path.is_dir():
             shutil.rmtree(path, ignore_errors=True)
-
-
-def process_alive(pid: int) -> bool:
-    """Whether another process with this id exists (this process counts as gone: its temporaries are stale)."""
-    if pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def resolve_engine(engine: str | None) -> tuple[str, str]:

@@ -21,6 +21,8 @@ from sim.fast.board import (
     station_add,
     take_column,
 )
+from sim.fast.invariants import NONE as NO_VIOLATION
+from sim.fast.invariants import check_scores, check_state
 from sim.fast.luna import SLOT_A, SLOT_E, TANK, discard, luna_turn, majority_value, move_marker, plan_luna
 from sim.fast.players import count_blocked_majorities, plan_player, player_turn
 from sim.fast.rng import BOARD_STREAM, below, game_state, seat_stream, shuffle, stream_state
@@ -323,10 +325,26 @@ def final_scores(t, st, game):
 
 
 @jit
-def play_game(t, st, seed, game, detail):
+def play_game(t, st, seed, game, detail, check):
     """``play_game`` of game number ``game`` from a fresh copy of the template in ``st``; its rows are left
-    in ``st.result``, ``st.won`` and ``st.round_rows``."""
+    in ``st.result``, ``st.won`` and ``st.round_rows``.
+
+    With ``check``, the invariants of ``sim/fast/invariants.py`` are checked after setup, after every
+    round and after final scoring, and the game stops at the first broken one; returns its
+    ``(check, seat, round)`` (``check`` 0 when all held, and always 0 without ``check``).
+    """
     setup(t, st, seed, game)
+    if check:
+        found = check_state(t, st)
+        if found[0] != NO_VIOLATION:
+            return found
     for _ in range(t.rounds):
         play_round(t, st, detail)
+        if check:
+            found = check_state(t, st)
+            if found[0] != NO_VIOLATION:
+                return found
     final_scores(t, st, game)
+    if check:
+        return check_scores(t, st)
+    return np.int64(NO_VIOLATION), np.int64(NOBODY), np.int64(st.round)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sim.columns import SEAT_NUMERIC
@@ -292,12 +293,21 @@ class GameResult:
     state: GameState
 
 
-def play_game(rules: Rules, seed: int, game: int, detail: bool = False) -> GameResult:
-    """Play one complete game of ``rules.config`` with the streams of (seed, game)."""
+def play_game(rules: Rules, seed: int, game: int, detail: bool = False,
+              check: Callable[[GameState], None] | None = None) -> GameResult:
+    """Play one complete game of ``rules.config`` with the streams of (seed, game).
+
+    ``check``, if given, is called with the state after setup and after every round (it may raise to
+    stop the game; ``sim.invariants.round_checker`` is the one ``--check-invariants`` uses).
+    """
     state, rngs = setup_game(rules, seed, game)
+    if check is not None:
+        check(state)
     records = {seat: [] for seat in rules.config.luna_seats} if detail else None
     for _ in range(rules.config.rounds):
         play_round(rules, state, rngs, records)
+        if check is not None:
+            check(state)
     rows = []
     for seat, scores in enumerate(final_scores(rules, state)):
         fields = scores | seat_counters(state, seat)

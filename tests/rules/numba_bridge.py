@@ -60,6 +60,7 @@ from sim.fast.board import (
 )
 from sim.fast.game import final_scores, play_round, preparation, setup_template
 from sim.fast.game import setup as setup_game  # the bridge's own setup() below would shadow it
+from sim.fast.invariants import CHECK_NAMES, check_scores, check_state
 from sim.fast.luna import (
     TANK,
     UPLOAD,
@@ -565,3 +566,15 @@ def round_records(rules: ref.Rules, rec: np.ndarray) -> dict[int, ref.RoundRecor
             grade2_by_token=row[column["grade2_by_token"]], deck_size_start=row[column["deck_size_start"]],
             helium=row[column["helium"]], research=row[column["research"]], cash=row[column["cash"]])
     return records
+
+
+# ---------------------------------------------------------------- the engine's own invariant checks
+
+
+def invariant_report(rules: ref.Rules, rec: np.ndarray, final: bool = False) -> tuple[str, int | None, int]:
+    """The numba engine's first broken invariant of ``rec``: (check name, seat or None for the board, round).
+
+    ``("none", None, round)`` when every invariant holds; ``final``: the end-of-game score check on the
+    record's result rows instead of the state checks."""
+    check, seat, rnd = (check_scores if final else check_state)(tables_for(rules)[0], rec[0])
+    return CHECK_NAMES[check], None if seat < 0 else int(seat), int(rnd)
