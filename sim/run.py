@@ -119,8 +119,9 @@ def _disk_array(name: str, values: np.ndarray) -> pa.Array:
 
 
 def _text_array(codes: np.ndarray, words: list[str]) -> pa.DictionaryArray:
-    """``words[codes]`` as a dictionary array (``codes`` index ``words``; fewer than 128 words)."""
-    return pa.DictionaryArray.from_arrays(codes.astype(np.int8), pa.array(words, pa.string()))
+    """``words[codes]`` as a dictionary array (``codes`` index ``words``)."""
+    narrow = np.int8 if len(words) <= np.iinfo(np.int8).max else np.int32  # an overlay may add cards
+    return pa.DictionaryArray.from_arrays(codes.astype(narrow), pa.array(words, pa.string()))
 
 
 def _rows(columns: dict[str, pa.Array], names: Sequence[str]) -> pa.Table:

@@ -119,3 +119,12 @@ def test_a_run_without_a_chunk_size_uses_the_memory_choice_and_says_so(tmp_path)
     assert json.loads((out / "manifest.json").read_text())["config"]["chunk_size"] == chosen
     out = run_simulation(DATA, config, RunOptions(games=3, seed=1, chunk_size=2), tmp_path / "run")
     assert json.loads((out / "manifest.json").read_text())["config"]["chunk_size"] == 2
+
+
+def test_text_columns_take_more_words_than_int8_indexes():
+    from sim.run import _text_array
+
+    words = [f"card-{i}" for i in range(300)]  # an overlay may add cards
+    codes = np.array([0, 299, 128, 5])
+    assert _text_array(codes, words).to_pylist() == ["card-0", "card-299", "card-128", "card-5"]
+    assert _text_array(codes[[0, 3]], words[:10]).indices.type == pa.int8()
