@@ -125,10 +125,9 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
 
     from benchmarks.floor import play_floor
     from sim.config import GameConfig, parse_seats
-    from sim.constants import DEFAULT_CHUNK_GAMES
     from sim.fast import play_chunk_numba
     from sim.gamedata import load_game_data
-    from sim.run import RunOptions, chunk_bounds, run_simulation
+    from sim.run import RunOptions, chunk_bounds, default_chunk_size, run_simulation
 
     data = load_game_data()
     threads = min(2, numba.config.NUMBA_NUM_THREADS)  # the scaling asked about is 1 -> 2 threads
@@ -139,7 +138,7 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
     results = {}
     for level in levels:
         config = GameConfig(seats=parse_seats(f"luna:{level}"))
-        bounds = list(chunk_bounds(games, DEFAULT_CHUNK_GAMES))
+        bounds = list(chunk_bounds(games, default_chunk_size(config, False)))  # what simulate plays
 
         def kernel(config: GameConfig = config, bounds: list = bounds) -> None:
             for first, count in bounds:

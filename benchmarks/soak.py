@@ -24,17 +24,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sim.config import GameConfig, parse_seats
-from sim.constants import (
-    BOARDS,
-    DEFAULT_BOARD,
-    DEFAULT_CHUNK_GAMES,
-    LEVELS,
-    ROUNDS,
-    SINGULARITY_ROUNDS,
-    builtin_profiles,
-)
+from sim.constants import BOARDS, DEFAULT_BOARD, LEVELS, ROUNDS, SINGULARITY_ROUNDS, builtin_profiles
 from sim.engines import ENGINES, engine_function
 from sim.gamedata import GameData, load_game_data
+from sim.run import default_chunk_size
 from sim.violation import InvariantError
 
 EXIT_VIOLATION, EXIT_USAGE = 1, 2
@@ -100,7 +93,7 @@ class SoakResult:
     seconds: float
 
 
-def run_soak(data: GameData, games: int, seed: int, engine: str = "numba", chunk_size: int = DEFAULT_CHUNK_GAMES,
+def run_soak(data: GameData, games: int, seed: int, engine: str = "numba", chunk_size: int | None = None,
              mixes: Sequence[Mix] | None = None, progress: Callable[[int, int, Mix, int], None] | None = None,
              ) -> SoakResult:
     """Play ``games`` games over ``mixes`` (default :func:`soak_mixes`) with every invariant checked.
@@ -116,8 +109,9 @@ def run_soak(data: GameData, games: int, seed: int, engine: str = "numba", chunk
         The run seed of every mix.
     engine : str
         ``numba`` or ``reference``.
-    chunk_size : int
-        Games per engine call: the memory of the soak (a few rows per game of one chunk).
+    chunk_size : int, optional
+        Games per engine call: the memory of the soak (a few rows per game of one chunk); by default
+        chosen from memory per mix, as ``simulate`` does (``sim.run.default_chunk_size``).
     mixes : sequence of Mix, optional
         The seat mixes.
     progress : callable, optional
@@ -132,7 +126,7 @@ def run_soak(data: GameData, games: int, seed: int, engine: str = "numba", chunk
     mixes = soak_mixes() if mixes is None else list(mixes)
     if games < len(mixes):
         raise ValueError(f"--games: at least {len(mixes)} (one game per mix), got {games}")
-    if chunk_size < 1:
+    if chunk_size is not None and chunk_size < 1:
         raise ValueError(f"--chunk-size: must be at least 1, got {chunk_size}")
     play = engine_function(engine)
     started = time.perf_counter()
@@ -141,8 +135,9 @@ def run_soak(data: GameData, games: int, seed: int, engine: str = "numba", chunk
         config = GameConfig(seats=parse_seats(mix.seats, data.players.profiles), rounds=mix.rounds,
                             start_bonus=mix.start_bonus, board=mix.board)
         mix_games = games // len(mixes) + (index < games % len(mixes))
-        for first in range(0, mix_games, chunk_size):
-            count = min(chunk_size, mix_games - first)
+        size = chunk_size or default_chunk_size(config, False)
+        for first in range(0, mix_games, size):
+            count = min(size, mix_games - first)
             try:
                 play(data, config, seed, first, count, False, check_invariants=True)
                 done += count
@@ -186,8 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1_000_000, help="games in all (default %(default)s)")
     parser.add_argument("--seed", type=int, default=1, help="run seed (default %(default)s)")
     parser.add_argument("--engine", default="numba", choices=ENGINES, help="default %(default)s")
-    parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_GAMES,
-                        help="games per engine call (default %(default)s)")
+    parser.add_argument("--chunk-size", type=int, default=None,
+                        help="games per engine call (default: chosen from memory, as simulate does)")
     parser.add_argument("--progress-seconds", type=float, default=30.0,
                         help="seconds between progress lines on stderr (default %(default)s)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")

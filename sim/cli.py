@@ -35,9 +35,9 @@ from sim.constants import (
     ALLOWED_ROUNDS,
     BACKENDS,
     BOARDS,
+    CHUNK_MEMORY_BYTES,
     DEFAULT_BOARD,
     DEFAULT_CALIBRATION_GAMES,
-    DEFAULT_CHUNK_GAMES,
     MAX_LEVEL,
     MIN_LEVEL,
     ROUNDS,
@@ -75,8 +75,9 @@ def _add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", default="numba", choices=ENGINES,
                         help="numba (default, fast) or reference (readable); both give identical numbers")
     parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
-    parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_GAMES,
-                        help="games per chunk written (default %(default)s)")
+    parser.add_argument("--chunk-size", type=int, default=None,
+                        help=f"games per chunk written (default: as many as fit a chunk's columns in "
+                             f"{CHUNK_MEMORY_BYTES // 2**20} MiB)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 

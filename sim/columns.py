@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.constants import COMPANIES, MAJORITY_TYPES, SLOT_LETTERS, SWITCHED_SLOTS
+from sim.constants import CHUNK_MEMORY_BYTES, COMPANIES, MAJORITY_TYPES, SLOT_LETTERS, SWITCHED_SLOTS
 
 # The final-scoring categories; ``score_total`` is their sum.
 SCORE_CATEGORIES = ("cash", "helium", "research", *COMPANIES)
@@ -59,3 +59,32 @@ class Chunk:
 
     seats: Columns  # "game", "seat" and SEAT_NUMERIC
     rounds: Columns | None  # ROUND_NUMERIC, or None without detail
+
+
+VALUE_BYTES = 8  # every column of a Chunk is int64 or float64
+
+
+def chunk_bytes_per_game(seats: int, luna_seats: int, rounds: int, detail: bool) -> int:
+    """Bytes one game adds to a :class:`Chunk`: its per-seat rows and, with ``detail``, its per-round rows.
+
+    Parameters
+    ----------
+    seats, luna_seats : int
+        Seats at the table, and how many of them are Luna (each Luna seat has a row per round).
+    rounds : int
+        Rounds a game lasts.
+    detail : bool
+        Whether the chunk carries per-round rows.
+    """
+    seat_values = seats * (2 + len(SEAT_NUMERIC))  # "game", "seat" and the numbers
+    round_values = luna_seats * rounds * len(ROUND_NUMERIC) if detail else 0
+    return (seat_values + round_values) * VALUE_BYTES
+
+
+def chunk_games(seats: int, luna_seats: int, rounds: int, detail: bool, budget: int = CHUNK_MEMORY_BYTES) -> int:
+    """Games per chunk when the caller does not choose: as many as fit the chunk's columns in ``budget`` bytes.
+
+    So a four-seat run with per-round rows plays fewer games per chunk than Luna alone, in about the same
+    memory. At least one game. Arguments as :func:`chunk_bytes_per_game`; ``budget`` in bytes.
+    """
+    return max(1, budget // chunk_bytes_per_game(seats, luna_seats, rounds, detail))

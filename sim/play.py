@@ -27,7 +27,7 @@ from sim.config import DEFAULT_START_BONUS, GameConfig, Seat, parse_seats
 from sim.constants import DEFAULT_BOARD, ROUNDS
 from sim.engines import engine_function
 from sim.gamedata import GameData, load_game_data
-from sim.run import seats_table
+from sim.run import plain_text, seats_table
 from sim.summary import StreamingSummary
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class Played:
 
     def frame(self) -> pd.DataFrame:
         """The per-game rows as ``seats.parquet`` holds them (same columns, dtypes and order), as a DataFrame."""
-        return seats_table(self.config, self.chunk).to_pandas()
+        return plain_text(seats_table(self.config, self.chunk)).to_pandas()
 
 
 def _as_int(name: str, value: Any, low: int) -> int:

@@ -36,9 +36,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC, Chunk, Columns
+from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC, Chunk, Columns, chunk_games
 from sim.config import GameConfig
-from sim.constants import BACKENDS, DEFAULT_CHUNK_GAMES
+from sim.constants import BACKENDS
 from sim.crashpoints import crash_point
 from sim.dispatch import ordered_results
 from sim.engines import PlayChunk, check_engine, engine_function
@@ -58,7 +58,8 @@ class RunOptions:
     seed: int
     engine: str = "reference"
     detail: bool = False  # also write luna_rounds.parquet
-    chunk_size: int = DEFAULT_CHUNK_GAMES  # games per chunk (a worker's unit of work and a parquet row group)
+    # games per chunk (a worker's unit of work and a parquet row group); None: chosen from memory
+    chunk_size: int | None = None
     workers: int = 1  # processes (joblib), or Dask workers to use (default: all the cluster's threads)
     overlay: str | None = None  # the overlay file the data were loaded with, recorded in the manifest
     aggregate_only: bool = False  # streaming summaries instead of per-game rows
@@ -70,7 +71,7 @@ class RunOptions:
         if self.games < 1:
             raise ValueError(f"--games: must be at least 1, got {self.games}")
         check_engine(self.engine)
-        if self.chunk_size < 1:
+        if self.chunk_size is not None and self.chunk_size < 1:
             raise ValueError(f"--chunk-size: must be at least 1, got {self.chunk_size}")
         if self.workers < 1:
             raise ValueError(f"--workers: must be at least 1, got {self.workers}")
@@ -86,13 +87,21 @@ class OutputPathError(ValueError):
     """``out`` names a place where no run directory can be written; the message says where and why."""
 
 
+def default_chunk_size(config: GameConfig, detail: bool) -> int:
+    """Games per chunk of ``config`` when the caller does not choose (see :func:`sim.columns.chunk_games`)."""
+    return chunk_games(len(config.seats), len(config.luna_seats), config.rounds, detail)
+
+
 def chunk_bounds(games: int, chunk_size: int) -> Iterator[tuple[int, int]]:
     for first in range(0, games, chunk_size):
         yield first, min(chunk_size, games - first)
 
 
 # On disk every integer column but ``game`` is int32: no count, score or position of a game comes near
-# 2**31, and half the bytes of int64 halve the parquet encoder's work. ``game`` may reach 2**63.
+# 2**31, and ``game`` may reach 2**63. Narrower types would save nothing: parquet stores int8 and int16 as
+# 32-bit values too (same bytes, same encoder time, measured), and readers would get types whose arithmetic
+# overflows quietly. The text columns (kind, profile, card ids) are dictionary arrays: a few distinct
+# strings indexed by int8, which the parquet writer stores without hashing a single string.
 DISK_INT = pa.int32()
 WIDE_COLUMNS = frozenset({"game"})
 
@@ -109,35 +118,54 @@ def _disk_array(name: str, values: np.ndarray) -> pa.Array:
     return pa.array(values.astype(np.int32))
 
 
+def _text_array(codes: np.ndarray, words: list[str]) -> pa.DictionaryArray:
+    """``words[codes]`` as a dictionary array (``codes`` index ``words``)."""
+    narrow = np.int8 if len(words) <= np.iinfo(np.int8).max else np.int32  # an overlay may add cards
+    return pa.DictionaryArray.from_arrays(codes.astype(narrow), pa.array(words, pa.string()))
+
+
+def _rows(columns: dict[str, pa.Array], names: Sequence[str]) -> pa.Table:
+    """A table of ``columns`` in the order of ``names``, every field marked non-null.
+
+    Non-null fields spare the parquet writer a definition level per value (a tenth of its time).
+    """
+    arrays = [columns[name] for name in names]
+    schema = pa.schema([pa.field(name, array.type, nullable=False) for name, array in zip(names, arrays, strict=True)])
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
 def seats_table(config: GameConfig, chunk: Chunk) -> pa.Table:
     """Add the configuration's text and level columns to a chunk's per-seat numbers."""
     seat_index = chunk.seats["seat"]
-    positions = pa.array(seat_index)
     columns = {
         "game": pa.array(chunk.seats["game"]),
         "seat": _disk_array("seat", seat_index),
-        # arrow's take builds the string columns in C, far faster than numpy's fixed-width strings
-        "kind": pa.array([seat.kind for seat in config.seats]).take(positions),
+        "kind": _text_array(seat_index, [seat.kind for seat in config.seats]),
         "level": _disk_array("level", np.array([seat.level for seat in config.seats], dtype=np.int64)[seat_index]),
-        "profile": pa.array([seat.profile for seat in config.seats], pa.string()).take(positions),
+        "profile": _text_array(seat_index, [seat.profile for seat in config.seats]),
         "strength": pa.array(np.array([seat.strength for seat in config.seats], dtype=np.float64)[seat_index]),
     }
     columns.update({name: _disk_array(name, chunk.seats[name]) for name in SEAT_NUMERIC})
-    return pa.table({name: columns[name] for name in SEAT_COLUMNS})
+    return _rows(columns, SEAT_COLUMNS)
+
+
+def plain_text(table: pa.Table) -> pa.Table:
+    """``table`` with its dictionary (text) columns as plain strings: what a reader of the files gets."""
+    return table.cast(pa.schema([field.with_type(field.type.value_type) if pa.types.is_dictionary(field.type)
+                                 else field for field in table.schema]))
 
 
 def rounds_table(data: GameData, rounds: Columns) -> pa.Table:
     """Turn card indices into card ids ("" for an empty or OFF slot)."""
-    ids = pa.array([card.id for card in data.luna.cards] + [""])
-    none = len(ids) - 1
+    ids = [card.id for card in data.luna.cards] + [""]
     columns = {}
     for name in ROUND_NUMERIC:
         values = rounds[name]
         if name in ROUND_CARD_COLUMNS:  # index -1 picks ""
-            columns[name] = ids.take(pa.array(np.where(values < 0, none, values)))
+            columns[name] = _text_array(np.where(values < 0, len(ids) - 1, values), ids)
         else:
             columns[name] = _disk_array(name, values)
-    return pa.table(columns)
+    return _rows(columns, ROUND_NUMERIC)
 
 
 def package_versions() -> dict[str, str]:
@@ -210,13 +238,21 @@ def _chunks(play: PlayChunk, data: GameData, config: GameConfig, options: RunOpt
     yield from ordered_results(play, calls, options.workers, options.backend, options.scheduler)
 
 
+# How per-game rows are compressed (see the README's Speed section for the measurements behind it).
+ROWS_COMPRESSION = "lz4"
+
+
 def _parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
-    # No min/max statistics for the text columns (card ids, kind, profile): nothing filters on them, and
-    # they are a sixth of the encoder's work for luna_rounds.parquet. No dictionary for ``game``, whose
-    # values hardly repeat: its dictionary cost time and saved no space (files within 3 % either way).
-    numeric = [field.name for field in schema if not pa.types.is_string(field.type)]
-    repeating = [field.name for field in schema if field.name != "game"]
-    return pq.ParquetWriter(path, schema, write_statistics=numeric, use_dictionary=repeating)
+    # The parquet writer shares the machine's cores with the kernel, so every microsecond it spends per
+    # game is one the kernel loses. Numbers are split into byte streams (BYTE_STREAM_SPLIT: the high bytes
+    # of small integers become runs of zeros the codec squeezes out), which costs a fifth of dictionary
+    # encoding (hashing every value) for files of the same size; the text columns arrive as dictionary
+    # arrays and are written as such. No min/max statistics (nothing filters on them). No arrow schema in
+    # the file, so readers see the text columns as plain strings, not as dictionaries (categoricals).
+    text = [field.name for field in schema if pa.types.is_dictionary(field.type)]
+    numbers = {field.name: "BYTE_STREAM_SPLIT" for field in schema if field.name not in text}
+    return pq.ParquetWriter(path, schema, compression=ROWS_COMPRESSION, use_dictionary=text,
+                            column_encoding=numbers, write_statistics=False, store_schema=False)
 
 
 class ChunkConsumer(Protocol):
@@ -329,7 +365,8 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
     temporary = start_output(out)
     started = time.perf_counter()
     try:
-        bounds = list(chunk_bounds(options.games, options.chunk_size))
+        chunk_size = options.chunk_size or default_chunk_size(config, options.detail)
+        bounds = list(chunk_bounds(options.games, chunk_size))
         chunks = _chunks(play, data, config, options, bounds)
         own = output_consumers(data, config, options, temporary) if write_games or options.aggregate_only else []
         every_consumer = [*own, *consumers]
@@ -349,7 +386,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
                 "overlay": options.overlay,
                 "engine": options.engine,
                 "detail": "rounds" if options.detail else None,
-                "chunk_size": options.chunk_size,
+                "chunk_size": chunk_size,
                 "workers": options.workers,
                 "backend": options.backend,
                 "aggregate_only": options.aggregate_only,

@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 from sim.config import GameConfig, parse_seats
-from sim.constants import DEFAULT_CHUNK_GAMES
 from sim.gamedata import load_game_data
 from sim.run import OutputPathError, RunOptions, run_simulation
 
@@ -55,7 +54,7 @@ def test_options_refuse_what_cannot_run(options, message):
 def test_options_default_to_one_local_reference_worker():
     options = RunOptions(games=10, seed=5)
     assert (options.engine, options.workers, options.backend) == ("reference", 1, "local")
-    assert options.chunk_size == DEFAULT_CHUNK_GAMES and not options.detail and not options.aggregate_only
+    assert options.chunk_size is None and not options.detail and not options.aggregate_only  # None: from memory
 
 
 def test_manifest_records_the_options(tmp_path):

@@ -43,10 +43,10 @@ from analysis.study.plan import (
 )
 from analysis.study.summaries import PartReducer
 from sim.config import DEFAULT_START_BONUS, GameConfig, parse_seats
-from sim.constants import DEFAULT_BOARD, DEFAULT_CHUNK_GAMES, ROUNDS
+from sim.constants import DEFAULT_BOARD, ROUNDS
 from sim.gamedata import load_game_data
 from sim.progress import progress_bar
-from sim.run import RunOptions
+from sim.run import RunOptions, default_chunk_size
 
 #: How long to wait for a Dask scheduler before giving up with a one-line error.
 SCHEDULER_TIMEOUT = "10s"
@@ -104,12 +104,13 @@ def part_engine(engine: str, data: Any, config: Any) -> tuple[str, str]:
     return ("reference", reason) if reason else (engine, "")
 
 
-def chunk_size(games: int, workers: int) -> int:
-    """Games per chunk of one part: the default size, or smaller so that several workers share a part."""
+def chunk_size(games: int, workers: int, config: GameConfig, detail: bool) -> int:
+    """Games per chunk of one part: the size chosen from memory, or smaller so that several workers share a part."""
+    size = default_chunk_size(config, detail)
     if workers <= 1:
-        return DEFAULT_CHUNK_GAMES
+        return size
     # Several chunks per worker so joblib can balance them; results never depend on the chunking.
-    return max(1, min(DEFAULT_CHUNK_GAMES, math.ceil(games / (4 * workers))))
+    return max(1, min(size, math.ceil(games / (4 * workers))))
 
 
 def cluster_threads(scheduler: str) -> int:
@@ -264,7 +265,8 @@ def run_study(
             for part in todo:
                 bar.set_postfix_str(part.name, refresh=False)
                 options = RunOptions(games=games, seed=seed, engine=engines[part.name][0], detail=part.detail,
-                                     chunk_size=chunk_size(games, threads), workers=workers, overlay=part.overlay,
+                                     chunk_size=chunk_size(games, threads, configs[part.name], part.detail),
+                                     workers=workers, overlay=part.overlay,
                                      backend=plan.backend, scheduler=plan.scheduler)
                 record = summary_record(keep_games)
                 reducer = PartReducer(configs[part.name], game_data[part.variant], record["pairs"])
