@@ -38,6 +38,7 @@ from sim.constants import (
     CHUNK_MEMORY_BYTES,
     DEFAULT_BOARD,
     DEFAULT_CALIBRATION_GAMES,
+    DEFAULT_RUN_SEED,
     MAX_LEVEL,
     MIN_LEVEL,
     ROUNDS,
@@ -63,17 +64,26 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def _add_game_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seed", type=int, default=1, help="run seed (default %(default)s)")
+def _add_table_options(parser: argparse.ArgumentParser) -> None:
+    """What is played besides the seats: the rounds, Luna's starting bonus and the side of the board."""
     parser.add_argument("--rounds", type=int, default=ROUNDS, choices=ALLOWED_ROUNDS,
                         help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
     parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
                         help="Luna's starting research token: drawn at random, or none")
     parser.add_argument("--board", default=DEFAULT_BOARD, choices=BOARDS,
                         help="side of the board: moon (default) or belt (the Belt module)")
-    parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the shipped data")
+
+
+def _add_engine_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", default="numba", choices=ENGINES,
                         help="numba (default, fast) or reference (readable); both give identical numbers")
+
+
+def _add_game_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, default=DEFAULT_RUN_SEED, help="run seed (default %(default)s)")
+    _add_table_options(parser)
+    parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the shipped data")
+    _add_engine_option(parser)
     parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
     parser.add_argument("--chunk-size", type=int, default=None,
                         help=f"games per chunk written (default: as many as fit a chunk's columns in "
@@ -147,7 +157,7 @@ def _add_tune_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games per candidate on a race's last stage (default %(default)s)")
     parser.add_argument("--seed", type=int, default=DEFAULT_TUNE_SEED, help="seed of every game (default %(default)s)")
     parser.add_argument("--overlay", default=None, help="start from this overlay instead of the shipped data")
-    parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    _add_engine_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no compile notice or per-race lines")
 
 
@@ -163,15 +173,10 @@ def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--calibration-games", type=int, default=DEFAULT_CALIBRATION_GAMES,
                         help="toward:<p>: games per level measuring Luna's win rate (default %(default)s)")
     parser.add_argument("--out", required=True, help="output directory to write")
-    parser.add_argument("--seed", type=int, default=1, help="run seed (default %(default)s)")
-    parser.add_argument("--rounds", type=int, default=ROUNDS, choices=ALLOWED_ROUNDS,
-                        help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
-    parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
-                        help="Luna's starting research token: drawn at random, or none")
-    parser.add_argument("--board", default=DEFAULT_BOARD, choices=BOARDS,
-                        help="side of the board: moon (default) or belt (the Belt module)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_RUN_SEED, help="run seed (default %(default)s)")
+    _add_table_options(parser)
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the data, [campaign] too")
-    parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    _add_engine_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -183,7 +188,7 @@ def _add_sensitivity_arguments(parser: argparse.ArgumentParser) -> None:
                         help="paired games per change (default %(default)s)")
     parser.add_argument("--seed", type=int, default=SENSITIVITY_SEED,
                         help="run seed of the base and every change (default %(default)s)")
-    parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    _add_engine_option(parser)
     parser.add_argument("--cards", action=argparse.BooleanOptionalAction, default=True,
                         help="also change every number on Luna's cards (default: yes)")
     parser.add_argument("--out", required=True, help="output directory to write")
@@ -203,12 +208,7 @@ def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
                         help="scripted profiles that play every level, e.g. balanced,tank (default: all but passive)")
     parser.add_argument("--strengths", default=_DEFAULT_STRENGTHS,
                         help="strengths each profile plays at, e.g. 0.8,1,1.2 (default %(default)s)")
-    parser.add_argument("--rounds", type=int, default=ROUNDS, choices=ALLOWED_ROUNDS,
-                        help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
-    parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
-                        help="Luna's starting research token: drawn at random, or none")
-    parser.add_argument("--board", default=DEFAULT_BOARD, choices=BOARDS,
-                        help="side of the board: moon (default) or belt (the Belt module)")
+    _add_table_options(parser)
     parser.add_argument("--parity", action="store_true",
                         help="also find each profile's strength at parity per level (a report section)")
     parser.add_argument("--parity-games", type=int, default=None,

@@ -64,6 +64,7 @@ ACTION_KINDS = ("invest", "expand", "helium", "research", "buy_card", "bonus")  
 # choose a chunk size: the games per chunk follow from the seats, rounds and detail (sim.columns.chunk_games).
 # A run holds about two chunks at a time (one played, one written) plus the writer's narrower copies.
 CHUNK_MEMORY_BYTES = 32 * 2**20
+DEFAULT_RUN_SEED = 1  # --seed of simulate, levels, parity, campaign, sensitivity and tune (a study has its own)
 DEFAULT_CALIBRATION_GAMES = 2_000  # a campaign's toward:<p> policy: games per level measuring Luna's win rate
 BACKENDS = ("local", "dask")  # where a run's chunks are played: joblib processes here, or a Dask cluster
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sim.config import ConfigError, parse_seat
-from sim.constants import LEVELS
+from sim.constants import DEFAULT_RUN_SEED, LEVELS
 from sim.engines import check_engine
 from sim.gamedata import GameData
 
@@ -17,7 +17,7 @@ from sim.gamedata import GameData
 #: intervals are then about ±0.02 CrypCoin for most card changes and ±0.8 for the widest.
 DEFAULT_GAMES = 10_000
 DEFAULT_OPPONENT = "scripted:balanced@1"
-DEFAULT_SEED = 1
+DEFAULT_SEED = DEFAULT_RUN_SEED
 SCORE_METRIC, WIN_METRIC = "luna_mean_score", "luna_win_rate"  # the names ``tune`` targets use
 
 

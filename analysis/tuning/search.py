@@ -49,9 +49,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.constants import DEFAULT_RUN_SEED
+
 #: Games per candidate on a race's last stage (``tune --games``), and of the before and after measurements.
 DEFAULT_TUNE_GAMES = 20_000
-DEFAULT_TUNE_SEED = 1
+DEFAULT_TUNE_SEED = DEFAULT_RUN_SEED
 #: Two-sided 99 % normal quantile used to drop a clearly worse candidate in a race.
 DROP_Z = 2.5758293035489004
 #: The stages of a race play ``games / 2**k`` games for k = STAGES-1 .. 0; a stage of fewer games is left out.
