@@ -298,3 +298,16 @@ def test_multi_expand_order(engine, reading):
         assert owned(state, TAWAC) == [4, 5, 6] and owned(state, MINERVA) == [10, 11, 18]
         assert (luna.outposts_placed, luna.ousted) == (4, 0)
     assert_invariants(rules, state)
+
+
+@pytest.mark.parametrize("switch", [*RULE_SWITCHES, "all"])
+def test_whole_games_under_each_reading_keep_the_invariants(switch, check_every_round):
+    # the rules tests' checker (conftest) runs the invariants after every round play_game plays
+    others = {name: readings[1] for name, readings in RULE_SWITCHES.items() if switch in (name, "all")}
+    data = with_readings(game_data(), **others)
+    before = check_every_round.rounds_checked
+    for seats in ("luna:3", "luna:8", "scripted:balanced,luna:2,luna:6"):
+        rules = ref.Rules(data, GameConfig(seats=parse_seats(seats), rounds=7, start_bonus="random"))
+        for number in range(8):
+            ref.play_game(rules, 17, number)
+    assert check_every_round.rounds_checked - before == 3 * 8 * 7
