@@ -217,7 +217,7 @@ def _manifest(result: CampaignResult, data: GameData, seconds: float, overlay: s
         "config": {"seats": list(options.seat_labels), "chapters": options.chapters,
                    "start_level": options.start_level, "policy": options.policy.label, "campaigns": options.campaigns,
                    "seed": options.seed, "rounds": options.rounds, "start_bonus": options.start_bonus,
-                   "engine": options.engine, "overlay": overlay,
+                   "board": options.board, "engine": options.engine, "overlay": overlay,
                    "calibration_games": options.calibration_games if options.policy.kind == "toward" else None},
         "campaign_rules": result.rules.model_dump(),
         "data": {"digest": data.digest, "sources": list(data.sources)},

@@ -17,7 +17,7 @@ import pandas as pd
 
 from analysis.stats import wilson_interval
 from sim.config import DEFAULT_START_BONUS, GameConfig, Seat
-from sim.constants import ROUNDS
+from sim.constants import DEFAULT_BOARD, ROUNDS
 from sim.engines import engine_function
 from sim.gamedata import GameData
 
@@ -37,9 +37,10 @@ class WinRateCurve:
     """Win share of one scripted profile against one Luna level, as a function of strength (memoised)."""
 
     def __init__(self, data: GameData, profile: str, level: int, games: int, seed: int, engine: str,
-                 rounds: int = ROUNDS, start_bonus: str = DEFAULT_START_BONUS) -> None:
+                 rounds: int = ROUNDS, start_bonus: str = DEFAULT_START_BONUS, board: str = DEFAULT_BOARD) -> None:
         self.data, self.profile, self.level = data, profile, level
         self.games, self.seed, self.rounds, self.start_bonus = games, seed, rounds, start_bonus
+        self.board = board
         self.play = engine_function(engine)
         self.cache: dict[float, float] = {}
 
@@ -48,7 +49,7 @@ class WinRateCurve:
         if strength not in self.cache:
             config = GameConfig(seats=(Seat(kind="scripted", profile=self.profile, strength=strength),
                                        Seat(kind="luna", level=self.level)),
-                                rounds=self.rounds, start_bonus=self.start_bonus)
+                                rounds=self.rounds, start_bonus=self.start_bonus, board=self.board)
             chunk = self.play(self.data, config, self.seed, 0, self.games, False)
             self.cache[strength] = float(chunk.seats["won"][chunk.seats["seat"] == 0].mean())
         return self.cache[strength]
@@ -86,11 +87,12 @@ def strength_at_parity(curve: WinRateCurve, low: float = 0.25, high: float = 4.0
 
 def parity_table(data: GameData, profile: str, levels: list[int], games: int, seed: int, engine: str,
                  tolerance: float = 0.01, progress: Callable[[int], None] | None = None, rounds: int = ROUNDS,
-                 start_bonus: str = DEFAULT_START_BONUS) -> pd.DataFrame:
+                 start_bonus: str = DEFAULT_START_BONUS, board: str = DEFAULT_BOARD) -> pd.DataFrame:
     """Strength at parity per level, one row each."""
     rows = []
     for level in levels:
-        curve = WinRateCurve(data, profile, level, games, seed, engine, rounds=rounds, start_bonus=start_bonus)
+        curve = WinRateCurve(data, profile, level, games, seed, engine, rounds=rounds, start_bonus=start_bonus,
+                             board=board)
         result = strength_at_parity(curve, tolerance=tolerance)
         rows.append(result.__dict__)
         if progress is not None:

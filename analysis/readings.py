@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from analysis.plotting import new_figure, series_colors, styled
 from analysis.render import Section, write_report
 from sim.columns import Chunk
-from sim.config import GameConfig, Seat, parse_seats
+from sim.config import DEFAULT_BOARD, GameConfig, Seat, parse_seats
 from sim.constants import MAJORITY_TYPES, RULE_SWITCHES
 from sim.engines import engine_function
 from sim.gamedata import GameData
@@ -91,7 +91,7 @@ def _difference_rows(base: dict[str, np.ndarray], variant: dict[str, np.ndarray]
 
 def compare_readings(data: GameData, levels: Sequence[int], games: int, seed: int, opponents: Sequence[Seat] = (),
                      engine: str = "numba", rounds: int = 7, start_bonus: str = "random",
-                     progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+                     progress: Callable[[int], None] | None = None, board: str = DEFAULT_BOARD) -> pd.DataFrame:
     """Per level and reading compared, the paired differences (reading minus readings in force).
 
     Parameters
@@ -106,7 +106,7 @@ def compare_readings(data: GameData, levels: Sequence[int], games: int, seed: in
         Run seed.
     opponents
         Seats before Luna (``parse_seats``); none: Luna alone.
-    engine, rounds, start_bonus
+    engine, rounds, start_bonus, board
         As for ``simulate``.
     progress
         Called with the games just played.
@@ -121,7 +121,8 @@ def compare_readings(data: GameData, levels: Sequence[int], games: int, seed: in
     compared = readings_to_compare(data)
     rows = []
     for level in levels:
-        config = GameConfig(seats=(*opponents, *parse_seats(f"luna:{level}")), rounds=rounds, start_bonus=start_bonus)
+        config = GameConfig(seats=(*opponents, *parse_seats(f"luna:{level}")), rounds=rounds, start_bonus=start_bonus,
+                            board=board)
         base = _per_seat_game(play(data, config, seed, 0, games, True), config.luna_seats)
         if progress:
             progress(games)
@@ -213,7 +214,7 @@ def write_readings_files(table: pd.DataFrame, folder: Path, title: str) -> None:
 def run_readings_dir(data: GameData, levels: Sequence[int], games: int, seed: int, out: str | Path,
                      opponents: Sequence[Seat] = (), engine: str = "numba", rounds: int = 7,
                      start_bonus: str = "random", overlay: str | None = None,
-                     progress: Callable[[int], None] | None = None) -> Path:
+                     progress: Callable[[int], None] | None = None, board: str = DEFAULT_BOARD) -> Path:
     """Compare the readings and write ``out`` atomically (built beside it, moved into place when complete).
 
     Raises
@@ -225,11 +226,11 @@ def run_readings_dir(data: GameData, levels: Sequence[int], games: int, seed: in
     temporary = start_output(out)
     started = time.perf_counter()
     try:
-        table = compare_readings(data, levels, games, seed, opponents, engine, rounds, start_bonus, progress)
+        table = compare_readings(data, levels, games, seed, opponents, engine, rounds, start_bonus, progress, board)
         write_readings_files(table, temporary, "Luna: what each rule reading changes")
         manifest = {"config": {"levels": list(levels), "games": games, "seed": seed,
                                "seats": [seat.label for seat in opponents], "engine": engine, "rounds": rounds,
-                               "start_bonus": start_bonus, "overlay": overlay},
+                               "start_bonus": start_bonus, "board": board, "overlay": overlay},
                     "readings_in_force": data.luna.rules.readings(), "compared": readings_to_compare(data),
                     "data": {"digest": data.digest, "sources": list(data.sources)}, "versions": package_versions(),
                     "seconds": round(time.perf_counter() - started, 3)}

@@ -181,8 +181,40 @@ def win_rates(
     return finish(table)
 
 
-def _difference_interval(diff: float, se: float) -> tuple[float, float]:
+def difference_interval(diff: Any, se: Any) -> tuple[Any, Any]:
+    """The 95 % normal interval ``diff ± 1.96·se`` (floats or arrays alike), e.g. of a paired mean difference."""
     return diff - Z95 * se, diff + Z95 * se
+
+
+#: The columns of :func:`duel_row` (after the caller's own labels).
+DUEL_COLUMNS = ["games", "wins", "win_rate", "ci_low", "ci_high", "score_diff", "diff_low", "diff_high"]
+
+
+def duel_row(won_upper: np.ndarray, score_upper: np.ndarray, score_lower: np.ndarray) -> dict[str, float]:
+    """One seat against another over the same games: the first's wins and the paired score difference.
+
+    Parameters
+    ----------
+    won_upper
+        Shape (games,): the first seat's ``won`` per game (a tie counts half).
+    score_upper, score_lower
+        Shape (games,): both seats' total scores, game by game.
+
+    Returns
+    -------
+    dict
+        :data:`DUEL_COLUMNS`: ``wins`` with its Wilson interval, and the mean per-game score
+        difference first − second with its paired 95 % interval (NaN for one game).
+    """
+    games = len(won_upper)
+    wins = float(np.sum(won_upper))
+    ci_low, ci_high = wilson_interval(wins, games)
+    differences = np.asarray(score_upper, dtype=float) - np.asarray(score_lower, dtype=float)
+    mean = float(differences.mean())
+    se = float(differences.std(ddof=1) / np.sqrt(games)) if games > 1 else np.nan
+    diff_low, diff_high = difference_interval(mean, se)
+    return {"games": games, "wins": wins, "win_rate": wins / games, "ci_low": ci_low, "ci_high": ci_high,
+            "score_diff": mean, "diff_low": diff_low, "diff_high": diff_high}
 
 
 def _paired_games(upper: pd.DataFrame, lower: pd.DataFrame, keys: list[str]) -> pd.DataFrame | None:
@@ -231,7 +263,7 @@ def _ladder_step(upper: pd.DataFrame, lower: pd.DataFrame, metric: str, keys: li
             upper[metric].std(ddof=1) / np.sqrt(len(upper)),
             lower[metric].std(ddof=1) / np.sqrt(len(lower)),
         )
-    row["diff_low"], row["diff_high"] = _difference_interval(row["diff"], row["diff_se"])
+    row["diff_low"], row["diff_high"] = difference_interval(row["diff"], row["diff_se"])
 
     contested_upper = upper[upper["_contested"]]
     contested_lower = lower[lower["_contested"]]
@@ -248,7 +280,7 @@ def _ladder_step(upper: pd.DataFrame, lower: pd.DataFrame, metric: str, keys: li
         won_differences = pairs["won_upper"] - pairs["won_lower"]
         row["win_diff"] = won_differences.mean()
         se = won_differences.std(ddof=1) / np.sqrt(len(won_differences))
-        row["win_diff_low"], row["win_diff_high"] = _difference_interval(row["win_diff"], se)
+        row["win_diff_low"], row["win_diff_high"] = difference_interval(row["win_diff"], se)
     else:
         row["win_diff"], row["win_diff_low"], row["win_diff_high"] = newcombe_interval(
             contested_upper["won"].sum(),
@@ -417,7 +449,7 @@ def paired_differences(
     table.index = table.index.set_names("metric", level=-1)
     table["n"] = table["n"].astype("int64")
     table["se"] = table["sd"] / np.sqrt(table["n"])
-    table["ci_low"], table["ci_high"] = _difference_interval(table["diff"], table["se"])
+    table["ci_low"], table["ci_high"] = difference_interval(table["diff"], table["se"])
     return finish(table)
 
 

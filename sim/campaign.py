@@ -46,7 +46,16 @@ import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat, parse_seat
-from sim.constants import DATA_DIR, DEFAULT_CALIBRATION_GAMES, LEVELS, MAX_LEVEL, MAX_SEATS, MIN_LEVEL, ROUNDS
+from sim.constants import (
+    DATA_DIR,
+    DEFAULT_BOARD,
+    DEFAULT_CALIBRATION_GAMES,
+    LEVELS,
+    MAX_LEVEL,
+    MAX_SEATS,
+    MIN_LEVEL,
+    ROUNDS,
+)
 from sim.engines import engine_function, listed_function
 from sim.gamedata import DataError, GameData, merge_overlay, read_toml, validate_data
 from sim.rng import MASK64, mix64
@@ -202,6 +211,7 @@ class CampaignOptions:
     rounds: int = ROUNDS
     start_bonus: str = DEFAULT_START_BONUS
     calibration_games: int = DEFAULT_CALIBRATION_GAMES
+    board: str = DEFAULT_BOARD
 
     def __post_init__(self) -> None:
         check_chapters(self.chapters)
@@ -220,7 +230,7 @@ class CampaignOptions:
         """The game of a chapter with Luna at ``level``."""
         seats = tuple(Seat(kind="luna", level=level) if index == self.luna_seat else seat
                       for index, seat in enumerate(self.seats))
-        return GameConfig(seats=seats, rounds=self.rounds, start_bonus=self.start_bonus)
+        return GameConfig(seats=seats, rounds=self.rounds, start_bonus=self.start_bonus, board=self.board)
 
     @property
     def seat_labels(self) -> tuple[str, ...]:

@@ -25,10 +25,18 @@ from analysis.study.plan import (
     parse_strengths,
     strength_label,
 )
+
+# Pandas-free too: the sensitivity command's options and defaults (its measurement is imported when it runs).
+from analysis.tuning.options import DEFAULT_GAMES as SENSITIVITY_GAMES
+from analysis.tuning.options import DEFAULT_OPPONENT as SENSITIVITY_OPPONENT
+from analysis.tuning.options import DEFAULT_SEED as SENSITIVITY_SEED
+from analysis.tuning.options import SensitivityOptions, parse_opponent
 from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, parse_levels, parse_seats
 from sim.constants import (
     ALLOWED_ROUNDS,
     BACKENDS,
+    BOARDS,
+    DEFAULT_BOARD,
     DEFAULT_CALIBRATION_GAMES,
     DEFAULT_CHUNK_GAMES,
     MAX_LEVEL,
@@ -40,8 +48,10 @@ from sim.constants import (
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
+from sim.violation import InvariantError
 
 EXIT_USAGE = 2
+EXIT_ENGINE = 1  # the engine broke: a game broke an invariant under --check-invariants
 _ALL_LEVELS = f"{MIN_LEVEL}-{MAX_LEVEL}"
 _DEFAULT_STRENGTHS = ",".join(map(strength_label, DEFAULT_STRENGTHS))
 
@@ -60,6 +70,8 @@ def _add_game_options(parser: argparse.ArgumentParser) -> None:
                         help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
     parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
                         help="Luna's starting research token: drawn at random, or none")
+    parser.add_argument("--board", default=DEFAULT_BOARD, choices=BOARDS,
+                        help="side of the board: moon (default) or belt (the Belt module)")
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the shipped data")
     parser.add_argument("--engine", default="numba", choices=ENGINES,
                         help="numba (default, fast) or reference (readable); both give identical numbers")
@@ -84,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--backend", default="local", choices=BACKENDS,
                           help="where chunks run: local processes (joblib) or a Dask cluster")
     simulate.add_argument("--scheduler", default=None, help="Dask scheduler address, with --backend dask")
+    simulate.add_argument("--check-invariants", action="store_true",
+                          help="check every game's invariants after setup, each round and scoring; the first "
+                               f"broken one stops the run (exit {EXIT_ENGINE}, nothing written)")
     _add_game_options(simulate)
 
     parity = commands.add_parser("parity", help="strength at which a scripted profile wins half its games, per level")
@@ -112,10 +127,15 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("study_dir", metavar="DIR", help="study directory written by luna-balance study")
     readings = commands.add_parser("readings", help="what each rule reading (SPEC 8) changes, per level, paired")
     _add_readings_arguments(readings)
+    sensitivity = commands.add_parser("sensitivity", help="one level's parameters changed one at a time: paired "
+                                      "effects on Luna's score and win rate")
+    _add_sensitivity_arguments(sensitivity)
     runs_report = commands.add_parser("runs-report", help="a report over run directories written by simulate")
     runs_report.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories written by simulate")
     runs_report.add_argument("--out", required=True, help="directory to write the report into")
     runs_report.add_argument("--title", default="Luna balance report", help="the report's title")
+    tune = commands.add_parser("tune", help="move level parameters toward target metrics (a target file)")
+    _add_tune_arguments(tune)
     return parser
 
 
@@ -139,12 +159,27 @@ def command_readings(args: argparse.Namespace) -> int:
     opponents = parse_seats(args.seats, data.players.profiles) if args.seats else ()
     if any(seat.kind == "luna" for seat in opponents):
         raise ConfigError("--seats: only scripted seats sit before Luna here (she is added last, at each level)")
-    GameConfig(seats=(*opponents, *parse_seats("luna:0")), rounds=args.rounds, start_bonus=args.start_bonus)
+    GameConfig(seats=(*opponents, *parse_seats("luna:0")), rounds=args.rounds, start_bonus=args.start_bonus,
+               board=args.board)
     with progress_bar(games_to_play(data, levels, args.games), args.quiet, "readings") as bar:
         out = run_readings_dir(data, levels, args.games, args.seed, args.out, opponents, args.engine, args.rounds,
-                               args.start_bonus, args.overlay, progress=bar.update)
+                               args.start_bonus, args.overlay, progress=bar.update, board=args.board)
     print(f"wrote {out / 'report.html'}")
     return 0
+
+
+def _add_tune_arguments(parser: argparse.ArgumentParser) -> None:
+    from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED
+
+    parser.add_argument("target", metavar="TARGET.toml", help="the target file: per level a metric, target, tolerance "
+                        "and the parameters that may move, or an even [ladder]")
+    parser.add_argument("--out", required=True, help="output directory (tuned.toml, tuning.csv, report.html)")
+    parser.add_argument("--games", type=int, default=DEFAULT_TUNE_GAMES,
+                        help="games per candidate on a race's last stage (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_TUNE_SEED, help="seed of every game (default %(default)s)")
+    parser.add_argument("--overlay", default=None, help="start from this overlay instead of the shipped data")
+    parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    parser.add_argument("--quiet", action="store_true", help="no compile notice or per-race lines")
 
 
 def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
@@ -164,8 +199,25 @@ def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
     parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
                         help="Luna's starting research token: drawn at random, or none")
+    parser.add_argument("--board", default=DEFAULT_BOARD, choices=BOARDS,
+                        help="side of the board: moon (default) or belt (the Belt module)")
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the data, [campaign] too")
     parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _add_sensitivity_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--level", type=int, required=True, help=f"Luna's level, {MIN_LEVEL}-{MAX_LEVEL}")
+    parser.add_argument("--opponent", default=SENSITIVITY_OPPONENT,
+                        help="scripted:<profile>[@strength], or none for Luna alone (default %(default)s)")
+    parser.add_argument("--games", type=int, default=SENSITIVITY_GAMES,
+                        help="paired games per change (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=SENSITIVITY_SEED,
+                        help="run seed of the base and every change (default %(default)s)")
+    parser.add_argument("--engine", default="numba", choices=ENGINES, help="numba (default) or reference; same numbers")
+    parser.add_argument("--cards", action=argparse.BooleanOptionalAction, default=True,
+                        help="also change every number on Luna's cards (default: yes)")
+    parser.add_argument("--out", required=True, help="output directory to write")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -186,6 +238,8 @@ def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
     parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
                         help="Luna's starting research token: drawn at random, or none")
+    parser.add_argument("--board", default=DEFAULT_BOARD, choices=BOARDS,
+                        help="side of the board: moon (default) or belt (the Belt module)")
     parser.add_argument("--parity", action="store_true",
                         help="also find each profile's strength at parity per level (a report section)")
     parser.add_argument("--parity-games", type=int, default=None,
@@ -217,7 +271,7 @@ def study_options(args: argparse.Namespace) -> dict[str, Any]:
         else 0
     return {"profiles": None if args.profiles is None else parse_profiles(args.profiles),
             "strengths": parse_strengths(args.strengths), "rounds": args.rounds, "start_bonus": args.start_bonus,
-            "parity": args.parity,
+            "board": args.board, "parity": args.parity,
             "parity_games": DEFAULT_PARITY_GAMES if args.parity_games is None else args.parity_games,
             "backend": args.backend, "scheduler": args.scheduler, "readings_games": readings_games}
 
@@ -242,6 +296,8 @@ def study_command_line(args: argparse.Namespace, options: dict[str, Any] | None 
         words += ["--rounds", str(options["rounds"])]
     if options["start_bonus"] != DEFAULT_START_BONUS:
         words += ["--start-bonus", options["start_bonus"]]
+    if options["board"] != DEFAULT_BOARD:
+        words += ["--board", options["board"]]
     if options["parity"]:
         words += ["--parity", "--parity-games", str(options["parity_games"])]
     if options["readings_games"]:
@@ -283,10 +339,11 @@ def command_simulate(args: argparse.Namespace) -> int:
 
     data = load_game_data(args.overlay)
     config = GameConfig(seats=parse_seats(args.seats, data.players.profiles), rounds=args.rounds,
-                        start_bonus=args.start_bonus)
+                        start_bonus=args.start_bonus, board=args.board)
     options = RunOptions(games=args.games, seed=args.seed, engine=args.engine, detail=args.detail == "rounds",
                          chunk_size=args.chunk_size, workers=args.workers, overlay=args.overlay,
-                         aggregate_only=args.aggregate_only, backend=args.backend, scheduler=args.scheduler)
+                         aggregate_only=args.aggregate_only, backend=args.backend, scheduler=args.scheduler,
+                         check_invariants=args.check_invariants)
     with progress_bar(args.games, args.quiet, "simulate") as bar:
         out = run_simulation(data, config, options, args.out, progress=bar.update)
     print(f"wrote {out}")
@@ -307,7 +364,7 @@ def command_campaign(args: argparse.Namespace) -> int:
         seats=seats, luna_seat=luna, chapters=chapters, start_level=campaign.start_level(rules, seats, policy,
                                                                                            args.start_level),
         policy=policy, campaigns=args.campaigns, seed=args.seed, engine=args.engine, rounds=args.rounds,
-        start_bonus=args.start_bonus, calibration_games=calibration)
+        start_bonus=args.start_bonus, calibration_games=calibration, board=args.board)
     with progress_bar(args.campaigns * chapters, args.quiet, "campaign") as bar:
         out, sentence = run_campaign_dir(data, rules, options, args.out, overlay=args.overlay, progress=bar.update)
     print(sentence)
@@ -330,7 +387,8 @@ def command_levels(args: argparse.Namespace) -> int:
     frames = []
     with progress_bar(args.games * len(levels), args.quiet, "levels") as bar:
         for level in levels:
-            config = GameConfig(seats=parse_seats(f"luna:{level}"), rounds=args.rounds, start_bonus=args.start_bonus)
+            config = GameConfig(seats=parse_seats(f"luna:{level}"), rounds=args.rounds, start_bonus=args.start_bonus,
+                                board=args.board)
             out = run_simulation(data, config, options, base / f"level-{level}", progress=bar.update)
             frames.append(pd.read_parquet(out / "seats.parquet"))
     seats = pd.concat(frames, ignore_index=True)
@@ -339,7 +397,7 @@ def command_levels(args: argparse.Namespace) -> int:
         score_total=("score_total", "mean"), score_sd=("score_total", "std"), reshuffles=("reshuffles", "mean"),
         grade2_entered=("grade2_entered", "mean"))
     print(f"Single-Luna games per level: {args.games}, seed {args.seed}, start bonus {args.start_bonus}, "
-          f"engine {args.engine}")
+          f"board {args.board}, engine {args.engine}")
     print(table.round(2).to_string())
     if not args.out:
         import shutil
@@ -363,12 +421,25 @@ def command_parity(args: argparse.Namespace) -> int:
     with progress_bar(len(levels), args.quiet, "parity") as bar:
         table = parity_table(data, args.profile, levels, args.games, args.seed, args.engine,
                              tolerance=args.tolerance, progress=bar.update, rounds=args.rounds,
-                             start_bonus=args.start_bonus)
+                             start_bonus=args.start_bonus, board=args.board)
     print(f"Strength at parity of scripted:{args.profile} against Luna ({args.games} games per strength, "
           f"seed {args.seed}, common random numbers; 95% interval low-high)")
     print(table.to_string(index=False))
     if args.csv:
         table.to_csv(args.csv, index=False)
+    return 0
+
+
+def command_sensitivity(args: argparse.Namespace) -> int:
+    from analysis.tuning import sensitivity as sens
+
+    options = SensitivityOptions(level=args.level, opponent=parse_opponent(args.opponent, load_game_data()),
+                                 games=args.games, seed=args.seed, engine=args.engine, cards=args.cards)
+    plan = sens.plan_changes(options)
+    with progress_bar(options.games * (len(plan.changes) + 1), args.quiet, "sensitivity") as bar:
+        out, sentence = sens.run_sensitivity_dir(plan, args.out, progress=bar.update)
+    print(sentence)
+    print(f"wrote {out}")
     return 0
 
 
@@ -407,6 +478,18 @@ def command_runs_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_tune(args: argparse.Namespace) -> int:
+    from analysis.tuning.output import run_tune
+
+    def said(line: str) -> None:
+        sys.stderr.write(f"luna-balance: {line}\n")
+
+    run_tune(args.target, args.out, games=args.games, seed=args.seed, engine=args.engine, overlay=args.overlay,
+             log=print, progress=None if args.quiet else said)
+    print(f"wrote {args.out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     if hasattr(signal, "SIGXFSZ"):  # over a file-size limit a write should fail (EFBIG), not kill the process
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -415,10 +498,14 @@ def main(argv: list[str] | None = None) -> int:
     set_compile_notice(not getattr(args, "quiet", False))
     handlers = {"simulate": command_simulate, "levels": command_levels, "study": command_study,
                 "report": command_report, "parity": command_parity, "runs-report": command_runs_report,
-                "campaign": command_campaign, "readings": command_readings}
+                "campaign": command_campaign, "sensitivity": command_sensitivity, "tune": command_tune,
+                "readings": command_readings}
     try:
         clamp_workers(args)
         return handlers[args.command](args)
+    except InvariantError as error:  # the run directory was not written (run_simulation cleans up)
+        sys.stderr.write(f"luna-balance: {error}\n")
+        return EXIT_ENGINE
     except DataError as error:
         for line in error.problems:
             sys.stderr.write(f"luna-balance: {line}\n")

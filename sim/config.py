@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 from sim.constants import (
     ALLOWED_ROUNDS,
+    BOARDS,
+    DEFAULT_BOARD,
     LEVELS,
     MAX_LEVEL,
     MAX_SEATS,
@@ -50,11 +52,12 @@ class Seat:
 
 @dataclass(frozen=True)
 class GameConfig:
-    """What one game is: who sits where, how many rounds, how Luna's starting bonus is drawn."""
+    """What one game is: who sits where, how many rounds, how Luna's starting bonus is drawn, which board side."""
 
     seats: tuple[Seat, ...]
     rounds: int = ROUNDS  # or SINGULARITY_ROUNDS with the threat card "Singularity"
     start_bonus: str = DEFAULT_START_BONUS  # or "none" (see START_BONUS_CHOICES)
+    board: str = DEFAULT_BOARD  # the side of the board played: "moon" or "belt" (see BOARDS)
     luna_seats: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -66,6 +69,8 @@ class GameConfig:
         if self.start_bonus not in START_BONUS_CHOICES:
             raise ConfigError(f"--start-bonus: must be {' or '.join(map(repr, START_BONUS_CHOICES))}, "
                               f"got {self.start_bonus!r}")
+        if self.board not in BOARDS:
+            raise ConfigError(f"--board: must be {' or '.join(map(repr, BOARDS))}, got {self.board!r}")
         kinds = [seat.kind for seat in self.seats]
         if "luna" in kinds and "scripted" in kinds[kinds.index("luna"):]:
             raise ConfigError("--seats: Luna sits last in seat order; list scripted seats before Luna seats")

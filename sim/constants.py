@@ -64,6 +64,10 @@ ROUNDS = 7  # a full game
 SINGULARITY_ROUNDS = 6  # with the threat card "Singularity"
 ALLOWED_ROUNDS = (ROUNDS, SINGULARITY_ROUNDS)
 START_BONUS_CHOICES = ("random", "none")  # one random starting research token per seat, or none
+BOARDS = ("moon", "belt")  # the two sides of the board; the Moon is the default (sim/data/moon.toml, belt.toml)
+DEFAULT_BOARD = BOARDS[0]
+BELT_KINDS = ("asteroid", "shuttle")  # a Belt target: an asteroid with outpost spaces, or one shuttle space
+BELT_MAX_OUTPOST_SPACES = 4  # the most outpost spaces one asteroid may have (a fixed size of the numba engine)
 ACTION_KINDS = ("invest", "expand", "helium", "research", "buy_card", "bonus")  # scripted players' actions
 
 # ---------------------------------------------------------------- runs

@@ -4,6 +4,9 @@ An engine is a *play-chunk function* ``play(data, config, seed, first_game, coun
 that plays games ``first_game .. first_game + count - 1`` of ``config`` with the streams of (seed, g),
 and a *play-listed function* ``play(data, config, seed, games, detail) -> Chunk`` that plays the game
 numbers ``games`` in the order listed (the campaign's scattered game numbers, ``sim/campaign.py``).
+Both engines' functions also take ``check_invariants=True`` (``simulate --check-invariants``): every game
+is checked after setup, every round and final scoring, and the first broken invariant raises
+``sim.violation.InvariantError``; the numbers are the same either way.
 Both engines return the same columns, dtypes, row order and numbers, so the run driver, the study and
 the parity search never care which one played.
 
@@ -24,6 +27,7 @@ from sim import reference
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_MAJORITY_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
 from sim.gamedata import GameData
+from sim.invariants import check_final_rows, round_checker
 
 PlayChunk = Callable[[GameData, GameConfig, int, int, int, bool], Chunk]
 PlayListed = Callable[[GameData, GameConfig, int, np.ndarray, bool], Chunk]
@@ -41,20 +45,28 @@ def _round_row(game: int, seat: int, record: reference.RoundRecord) -> dict[str,
 
 
 def play_chunk_reference(data: GameData, config: GameConfig, seed: int, first_game: int, count: int,
-                         detail: bool) -> Chunk:
+                         detail: bool, check_invariants: bool = False) -> Chunk:
     """Play a chunk of games with the reference engine."""
     # A range, not np.arange: game numbers near 2**63 would become float64 there.
-    return play_listed_reference(data, config, seed, range(first_game, first_game + count), detail)
+    return play_listed_reference(data, config, seed, range(first_game, first_game + count), detail, check_invariants)
 
 
 def play_listed_reference(data: GameData, config: GameConfig, seed: int, games: Iterable[int] | np.ndarray,
-                          detail: bool) -> Chunk:
-    """Play the games numbered ``games`` (integers), in the order listed, with the reference engine."""
+                          detail: bool, check_invariants: bool = False) -> Chunk:
+    """Play the games numbered ``games`` (integers), in the order listed, with the reference engine.
+
+    With ``check_invariants``, ``sim.invariants`` checks every game after setup, every round and final
+    scoring, and the first broken invariant raises ``sim.violation.InvariantError``.
+    """
     rules = reference.Rules(data, config)
     seat_rows: dict[str, list] = {name: [] for name in ("game", "seat", *SEAT_NUMERIC)}
     round_rows: dict[str, list] = {name: [] for name in ROUND_NUMERIC}
     for game in map(int, games):
-        result = reference.play_game(rules, seed, game, detail=detail)
+        if check_invariants:
+            result = reference.play_game(rules, seed, game, detail=detail, check=round_checker(rules, game))
+            check_final_rows(game, config.rounds, result.seats)
+        else:
+            result = reference.play_game(rules, seed, game, detail=detail)
         for seat, row in enumerate(result.seats):
             seat_rows["game"].append(game)
             seat_rows["seat"].append(seat)
@@ -80,8 +92,10 @@ def _load_reference() -> PlayChunk:
 def _load_numba() -> PlayChunk:
     from sim.fast import play_chunk_numba
 
-    def play(data: GameData, config: GameConfig, seed: int, first_game: int, count: int, detail: bool) -> Chunk:
-        return _announced(count, lambda: play_chunk_numba(data, config, seed, first_game, count, detail))
+    def play(data: GameData, config: GameConfig, seed: int, first_game: int, count: int, detail: bool,
+             check_invariants: bool = False) -> Chunk:
+        return _announced(count, lambda: play_chunk_numba(data, config, seed, first_game, count, detail,
+                                                          check_invariants))
 
     return play
 
@@ -131,9 +145,10 @@ def _load_reference_listed() -> PlayListed:
 def _load_numba_listed() -> PlayListed:
     from sim.fast.kernel import play_listed_numba
 
-    def play(data: GameData, config: GameConfig, seed: int, games: Iterable[int] | np.ndarray, detail: bool) -> Chunk:
+    def play(data: GameData, config: GameConfig, seed: int, games: Iterable[int] | np.ndarray, detail: bool,
+             check_invariants: bool = False) -> Chunk:
         games = np.asarray(games, dtype=np.int64).reshape(-1)
-        return _announced(games.size, lambda: play_listed_numba(data, config, seed, games, detail))
+        return _announced(games.size, lambda: play_listed_numba(data, config, seed, games, detail, check_invariants))
 
     return play
 

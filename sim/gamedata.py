@@ -5,10 +5,10 @@ modelled Moon board) and ``players/*.toml`` (the modelled scripted-player profil
 checked against the schemas below (pydantic); a problem is reported as ``file: field: problem``, one
 line each, through :class:`DataError`.
 
-An overlay is a designer's variant: one TOML file whose ``[luna]``, ``[moon]`` and ``[players]`` tables are merged
-over the shipped data without touching it. Tables merge key by key; a list of tables whose entries
-carry an ``id`` (Luna's cards, track sides, action cards) merges entry by entry, matched on ``id``;
-any other value replaces the shipped one. Example, new token positions for level 5::
+An overlay is a designer's variant: one TOML file whose ``[luna]``, ``[moon]``, ``[players]`` and
+``[belt]`` tables are merged over the shipped data without touching it. Tables merge key by key; a list
+of tables whose entries carry an ``id`` (Luna's cards, track sides, action cards, Belt targets) merges
+entry by entry, matched on ``id``; any other value replaces the shipped one. Example, new token positions for level 5::
 
     name = "level 5, later tokens"
     [luna.levels.5]
@@ -25,13 +25,14 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from sim.beltdata import BeltData
 from sim.constants import (
     BONUS_COLUMNS,
     BONUS_ROWS,
@@ -470,13 +471,14 @@ class GameData:
     luna: LunaData
     moon: MoonData
     players: PlayerData
+    belt: BeltData  # the modelled Belt side (sim/beltdata.py), played with --board belt
     sources: tuple[str, ...]  # the files it was read from, overlay last
 
     @property
     def digest(self) -> str:
         """A short fingerprint of the resolved data, for manifests."""
         text = json.dumps({"luna": self.luna.model_dump(), "moon": self.moon.model_dump(),
-                           "players": self.players.model_dump()}, sort_keys=True)
+                           "players": self.players.model_dump(), "belt": self.belt.model_dump()}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -539,8 +541,13 @@ def merge_overlay(base: Any, overlay: Any, where: str = "") -> Any:
     return copy.deepcopy(overlay)
 
 
-def load_game_data(overlay: str | Path | None = None, data_dir: Path = DATA_DIR) -> GameData:
-    """Read and validate the shipped data, then apply an overlay file if one is given.
+def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_dir: Path = DATA_DIR,
+                   label: str | None = None) -> GameData:
+    """Read and validate the shipped data, then apply an overlay if one is given.
+
+    ``overlay`` is a TOML file or a mapping of the same shape (``{"luna": ..., "moon": ..., "players": ...}``,
+    as ``tomllib`` would read the file), validated exactly alike; a mapping's problems name ``label``
+    (default ``"<overlay>"``), which is also recorded in ``sources``.
 
     Raises
     ------
@@ -562,23 +569,32 @@ def load_game_data(overlay: str | Path | None = None, data_dir: Path = DATA_DIR)
             validate_data(Profile, profiles_raw[path.stem], path)
     players_raw = {"model": model_raw, "profiles": profiles_raw}
     players = validate_data(PlayerData, players_raw, players_dir)
-    sources = [str(luna_path), str(moon_path), str(players_dir)]
+    belt_path = data_dir / "belt.toml"
+    belt_raw = read_toml(belt_path)
+    belt = validate_data(BeltData, belt_raw, belt_path)
+    sources = [str(luna_path), str(moon_path), str(players_dir), str(belt_path)]
     if overlay is not None:
-        overlay_path = Path(overlay)
-        raw = read_toml(overlay_path)
+        if isinstance(overlay, Mapping):
+            overlay_path: Path | str = label or "<overlay>"
+            raw = dict(overlay)  # merge_overlay copies what it takes, so the caller's mapping is never changed
+        else:
+            overlay_path = Path(overlay)
+            raw = read_toml(overlay_path)
         # [campaign] is read by sim.campaign.load_campaign_data, not here.
-        unknown = sorted(set(raw) - {"name", "description", "luna", "moon", "players", "campaign"})
+        unknown = sorted(set(raw) - {"name", "description", "luna", "moon", "players", "campaign", "belt"})
         if unknown:
             raise DataError([f"{overlay_path}: {key}: unknown table (an overlay has name, description, luna, moon, "
-                             "players, campaign)" for key in unknown])
+                             "players, campaign, belt)" for key in unknown])
         try:
             luna_raw = merge_overlay(luna_raw, raw.get("luna", {}), "luna.")
             moon_raw = merge_overlay(moon_raw, raw.get("moon", {}), "moon.")
             players_raw = merge_overlay(players_raw, raw.get("players", {}), "players.")
+            belt_raw = merge_overlay(belt_raw, raw.get("belt", {}), "belt.")
         except DataError as error:
             raise DataError([f"{overlay_path}: {line}" for line in error.problems]) from None
         luna = validate_data(LunaData, luna_raw, overlay_path, "luna.")
         moon = validate_data(MoonData, moon_raw, overlay_path, "moon.")
         players = validate_data(PlayerData, players_raw, overlay_path, "players.")
+        belt = validate_data(BeltData, belt_raw, overlay_path, "belt.")
         sources.append(str(overlay_path))
-    return GameData(luna=luna, moon=moon, players=players, sources=tuple(sources))
+    return GameData(luna=luna, moon=moon, players=players, belt=belt, sources=tuple(sources))

@@ -20,14 +20,28 @@ What is checked (per the rules in SPEC section 2 and the board model in section 
   track markers 0..spaces; a scripted seat's bonus markers in reserve + on the board (standard,
   majority and scientist spaces) equal its allowance;
 * each action card is in exactly one place (display, deck, one seat's collected cards);
-* research display bookkeeping (deck sizes, special-plan statuses flipped in order).
+* research display bookkeeping (deck sizes, special-plan statuses flipped in order);
+* on the Belt (SPEC section 7): no target over its capacity, the outposts on asteroids count among the
+  15, shuttles conserved (Belt + shuttle column = 4 per company), placers only on held slots.
+
+For ``--check-invariants`` (``sim/engines.py``): :func:`round_checker` stops a game at its first
+broken invariant with ``sim.violation.InvariantError``, and :func:`check_final_rows` adds the
+end-of-game check that each seat's total is the sum of its seven scoring categories. The numba
+engine's in-kernel checks (``sim/fast/invariants.py``) mirror these.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 
+from sim.columns import SCORE_CATEGORIES
 from sim.reference import NO_CARD, NO_COMPANY, NOBODY, SLOTS, GameState, Rules
+from sim.violation import InvariantError
+
+# Every per-seat line of check_invariants starts "seat N: " or "seat N (kind): "; the rest is the board's.
+_SEAT_LINE = re.compile(r"seat (\d+)(?: \([^)]*\))?: ")
 
 
 def _check_luna(rules: Rules, state: GameState, seat: int, problems: list[str]) -> None:
@@ -104,6 +118,33 @@ def _check_player(rules: Rules, state: GameState, seat: int, problems: list[str]
                         f"!= {rules.player_markers}")
 
 
+def _check_belt(rules: Rules, state: GameState, problems: list[str]) -> None:
+    """The Belt: no target over its capacity, no shuttle on an asteroid nor outpost on a shuttle space
+    (slots per target = capacity), shuttles conserved (on the Belt + in the column = the column's size),
+    placers only on held slots, and no outpost on the Moon's sectors."""
+    belt = rules.belt
+    if any(owner != NO_COMPANY for owner in state.sector_owner):
+        problems.append("an outpost on a Moon sector in a Belt game")
+    if len(state.belt.owner) != belt.count + 1 or state.belt.owner[0]:
+        problems.append(f"the Belt has {len(state.belt.owner) - 1} targets, not {belt.count}")
+        return
+    for target in range(1, belt.count + 1):
+        owners, placers = state.belt.owner[target], state.belt.placer[target]
+        if len(owners) != belt.capacity[target] or len(placers) != len(owners):
+            problems.append(f"Belt target {target}: {len(owners)} slots, capacity {belt.capacity[target]}")
+        if any(owner not in (NO_COMPANY, 0, 1, 2, 3) for owner in owners):
+            problems.append(f"Belt target {target}: unknown company in {owners}")
+        for owner, placer in zip(owners, placers, strict=False):
+            if placer != NOBODY and (owner == NO_COMPANY or not 0 <= placer < len(state.seats)):
+                problems.append(f"Belt target {target}: placer {placer} recorded without a piece of a seat's making")
+    for company in range(4):
+        on_belt = sum(state.belt.owner[t].count(company) for t in range(1, belt.count + 1) if not belt.asteroid[t])
+        left = state.belt.shuttles_left[company]
+        if left < 0 or on_belt + left != belt.shuttles:
+            problems.append(f"{rules.companies[company]}: {on_belt} shuttles on the Belt + {left} in the column "
+                            f"!= {belt.shuttles}")
+
+
 def check_invariants(rules: Rules, state: GameState) -> list[str]:
     """Every broken invariant of ``state`` as one line; empty when all hold."""
     problems: list[str] = []
@@ -140,12 +181,20 @@ def check_invariants(rules: Rules, state: GameState) -> list[str]:
         if len(vacant) != rules.columns or any(not 0 <= v <= rules.column_size for v in vacant):
             problems.append(f"{rules.companies[company]}: station vacancies {vacant} outside 0-{rules.column_size}")
         on_board = state.sector_owner.count(company)
+        if state.belt is not None:
+            on_board += sum(owners.count(company) for target, owners in enumerate(state.belt.owner)
+                            if rules.belt.asteroid[target])
         in_station = per_company - sum(vacant)
         if on_board + in_station != per_company:
             problems.append(f"{rules.companies[company]}: {on_board} outposts on the board + {in_station} in the "
                             f"station != {per_company}")
     if any(owner not in (NO_COMPANY, 0, 1, 2, 3) for owner in state.sector_owner):
         problems.append(f"sector owners hold an unknown company: {state.sector_owner}")
+
+    if (state.belt is None) != (rules.belt is None):
+        problems.append("the Belt state does not match the board played")
+    elif state.belt is not None:
+        _check_belt(rules, state, problems)
 
     # Action cards: each exactly once among display, deck and the seats' collected cards.
     if len(state.display) != 12:
@@ -184,3 +233,39 @@ def assert_invariants(rules: Rules, state: GameState) -> None:
     problems = check_invariants(rules, state)
     if problems:
         raise AssertionError("invariants broken:\n" + "\n".join(problems))
+
+
+def _violation(game: int, round: int, problem: str) -> InvariantError:
+    """``problem`` (a line of :func:`check_invariants`) as the error naming its game, seat and round."""
+    seat_line = _SEAT_LINE.match(problem)
+    if seat_line is None:
+        return InvariantError(game, None, round, problem)
+    return InvariantError(game, int(seat_line.group(1)), round, problem[seat_line.end():])
+
+
+def round_checker(rules: Rules, game: int) -> Callable[[GameState], None]:
+    """The ``check`` of ``reference.play_game`` for game ``game``: raise on the state's first broken invariant.
+
+    Raises
+    ------
+    sim.violation.InvariantError
+        Naming the game, the seat (None for a board-wide problem), the state's round and the problem.
+    """
+    def check(state: GameState) -> None:
+        problems = check_invariants(rules, state)
+        if problems:
+            raise _violation(game, state.round, problems[0])
+
+    return check
+
+
+def check_final_rows(game: int, rounds: int, rows: Sequence[dict]) -> None:
+    """Raise ``InvariantError`` for the first seat whose ``score_total`` is not the sum of its categories.
+
+    ``rows`` are ``reference.play_game``'s per-seat rows of game ``game``, played over ``rounds`` rounds.
+    """
+    for seat, row in enumerate(rows):
+        categories = sum(row[f"score_{name}"] for name in SCORE_CATEGORIES)
+        if row["score_total"] != categories:
+            raise InvariantError(game, seat, rounds, f"score_total {row['score_total']} but its categories "
+                                                         f"sum to {categories}")

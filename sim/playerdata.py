@@ -31,6 +31,9 @@ class PlayerModel(_Strict):
                 len(row) != BONUS_COLUMNS for row in self.standard_bonus_rewards):
             raise ValueError(f"standard_bonus_rewards: must be {lower_rows} rows of {BONUS_COLUMNS} "
                              "(the lower rows of the bonus spaces)")
+        if any(reward < 0 for row in self.standard_bonus_rewards for reward in row):
+            # a reward below zero would take a seat's CrypCoin below zero (found by the invariant checks)
+            raise ValueError("standard_bonus_rewards: must be at least 0")
         cells = sorted(self.standard_bonus_preference)
         if cells != list(STANDARD_BONUS_CELLS):
             raise ValueError("standard_bonus_preference: must list each of the 8 cells [row 1-2, column 0-3] once")

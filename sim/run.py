@@ -19,6 +19,7 @@ the backend, the worker count nor the chunk size changes a single number. What t
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -39,6 +40,7 @@ from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NU
 from sim.config import GameConfig
 from sim.constants import BACKENDS, DEFAULT_CHUNK_GAMES
 from sim.crashpoints import crash_point
+from sim.dispatch import ordered_results
 from sim.engines import PlayChunk, check_engine, engine_function
 from sim.gamedata import GameData
 from sim.summary import StreamingSummary
@@ -62,6 +64,7 @@ class RunOptions:
     aggregate_only: bool = False  # streaming summaries instead of per-game rows
     backend: str = "local"
     scheduler: str | None = None  # Dask scheduler address, with backend "dask"
+    check_invariants: bool = False  # check every game's invariants; the first broken one stops the run
 
     def __post_init__(self) -> None:
         if self.games < 1:
@@ -203,21 +206,8 @@ def replace_directory(temporary: Path, out: Path) -> None:
 def _chunks(play: PlayChunk, data: GameData, config: GameConfig, options: RunOptions,
             bounds: list[tuple[int, int]]) -> Iterator[Chunk]:
     """Play the chunks in order, here or on joblib workers (loky processes, or a Dask cluster)."""
-    seed, detail, workers = options.seed, options.detail, options.workers
-    if options.backend == "local" and workers <= 1:
-        yield from (play(data, config, seed, first, count, detail) for first, count in bounds)
-        return
-    from joblib import Parallel, delayed, parallel_config
-
-    tasks = (delayed(play)(data, config, seed, first, count, detail) for first, count in bounds)
-    if options.backend == "dask":
-        from dask.distributed import Client
-
-        with Client(options.scheduler) as client, parallel_config(backend="dask"):
-            workers = workers if workers > 1 else max(1, sum(client.nthreads().values()))
-            yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
-        return
-    yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
+    calls = ((data, config, options.seed, first, count, options.detail) for first, count in bounds)
+    yield from ordered_results(play, calls, options.workers, options.backend, options.scheduler)
 
 
 def _parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
@@ -334,6 +324,8 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
     """
     out = Path(out)
     play = engine_function(options.engine)
+    if options.check_invariants:  # only then: a play function need not know the keyword otherwise
+        play = functools.partial(play, check_invariants=True)
     temporary = start_output(out)
     started = time.perf_counter()
     try:
@@ -353,6 +345,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
                 "seed": options.seed,
                 "rounds": config.rounds,
                 "start_bonus": config.start_bonus,
+                "board": config.board,
                 "overlay": options.overlay,
                 "engine": options.engine,
                 "detail": "rounds" if options.detail else None,
@@ -360,6 +353,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
                 "workers": options.workers,
                 "backend": options.backend,
                 "aggregate_only": options.aggregate_only,
+                **({"check_invariants": True} if options.check_invariants else {}),
             },
             "data": {"digest": data.digest, "sources": list(data.sources)},
             "versions": package_versions(),

@@ -146,6 +146,7 @@ MAX_SECTORS = 64  # sector masks are uint64
 MAX_DRAW = 2**32  # Stream.below(n) is exact in uint64 arithmetic only for n < 2**32
 MAX_ROW_DECK = 62  # a research space's plan generations (at most 1 + row deck) are bits of one int64
 MAX_STRENGTH_PRODUCT = 2**31  # steps or resources times strength: int64 arithmetic and loops stay sane
+MAX_BELT_TARGETS = 64  # Belt target masks are uint64 (targets 1..n are bits 0..n-1, like sectors)
 N_KINDS = len(ACTION_KINDS)
 
 # The tables record: (name, dtype, shape, meaning). Counts (n_*) say how much of each capacity is used.
@@ -230,6 +231,18 @@ TABLE_FIELDS = [
     ("token_helium", np.int64, (MAX_TOKENS,), "helium steps of a token (0 for a track token)"),
     ("token_company", np.int64, (MAX_TOKENS,), "company of a track token, or -1"),
     ("token_steps", np.int64, (MAX_TOKENS,), "steps of a track token"),
+    # the Belt side (sim/data/belt.toml; zero unless the game is played on the Belt)
+    ("board_belt", np.int64, (), "1: the game is played on the Belt side (then setup_count is 0: no sector used)"),
+    ("belt_count", np.int64, (), "Belt targets"),
+    ("belt_asteroid", np.uint64, (), "target mask of the asteroids (the rest are shuttle spaces)"),
+    ("belt_capacity", np.int64, (MAX_BELT_TARGETS + 1,), "outpost spaces of an asteroid, 1 for a shuttle space"),
+    ("belt_adjacent", np.uint64, (MAX_BELT_TARGETS + 1,), "target mask of each target's neighbours (0 unused)"),
+    ("belt_touches", np.uint64, (N_COMPANIES,), "target mask of the targets each station touches"),
+    ("belt_shuttles", np.int64, (), "shuttles in each station's shuttle column"),
+    ("belt_setup_count", np.int64, (N_COMPANIES,), "setup outposts of each company on the Belt"),
+    ("belt_setup_target", np.int64, (N_COMPANIES,), "the asteroid they go on (the lowest its station touches)"),
+    ("belt_outpost_reward", np.int64, (), "CrypCoin for a scripted seat per outpost placed on an asteroid"),
+    ("belt_shuttle_reward", np.int64, (), "CrypCoin for a scripted seat per shuttle placed"),
     # rule readings
     ("rules", np.int64, (len(RULE_SWITCHES),), "code of the reading in force of each switch (RULE_INDEX order)"),
 ]
@@ -362,6 +375,7 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     _capacity(problems, "special research plans", moon.research.special_plans, MAX_SPECIAL_PLANS)
     _capacity(problems, "plans in a research row's deck", moon.research.row_deck, MAX_ROW_DECK)
     _capacity(problems, "starting research tokens", len(tokens), MAX_TOKENS)
+    _capacity(problems, "Belt targets", len(data.belt.spaces.targets), MAX_BELT_TARGETS)
     if problems:
         raise ValueError("\n".join(problems))
 
@@ -489,4 +503,29 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     t["token_company"][: len(tokens)] = [companies.index(token.company) if token.company else -1 for token in tokens]
     t["token_steps"][: len(tokens)] = [token.steps or 0 for token in tokens]
     t["rules"] = [reading_code(switch, reading) for switch, reading in luna.rules.readings().items()]
+    if config.board == "belt":
+        _belt_tables(t, data)
     return record
+
+
+def _belt_tables(t: np.void, data: GameData) -> None:
+    """The Belt's tables (``reference.BeltRules`` and ``setup_belt``); the Moon's setup outposts go."""
+    belt = data.belt
+    targets = belt.spaces.targets
+    t["board_belt"] = 1
+    t["setup_count"] = 0
+    t["belt_count"] = len(targets)
+    t["belt_asteroid"] = _sector_mask(target.id for target in targets if target.kind == "asteroid")
+    for target in targets:
+        t["belt_capacity"][target.id] = target.capacity
+        t["belt_adjacent"][target.id] = _sector_mask(target.adjacent)
+    t["belt_shuttles"] = belt.stations.shuttles
+    for company, name in enumerate(data.moon.companies):
+        touched = sorted(belt.stations.touches[name])
+        t["belt_touches"][company] = _sector_mask(touched)
+        asteroids = [target for target in touched if targets[target - 1].kind == "asteroid"]
+        if asteroids:
+            t["belt_setup_count"][company] = belt.stations.setup_outposts
+            t["belt_setup_target"][company] = asteroids[0]
+    t["belt_outpost_reward"] = belt.rewards.outpost_space
+    t["belt_shuttle_reward"] = belt.rewards.shuttle_space

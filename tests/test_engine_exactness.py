@@ -25,8 +25,9 @@ def data():
     return load_game_data()
 
 
-def config(seats: str, rounds: int = 7, start_bonus: str = "random", profiles=SCRIPTED_PROFILES) -> GameConfig:
-    return GameConfig(seats=parse_seats(seats, profiles), rounds=rounds, start_bonus=start_bonus)
+def config(seats: str, rounds: int = 7, start_bonus: str = "random", profiles=SCRIPTED_PROFILES,
+           board: str = "moon") -> GameConfig:
+    return GameConfig(seats=parse_seats(seats, profiles), rounds=rounds, start_bonus=start_bonus, board=board)
 
 
 def first_mismatch(expected: dict[str, np.ndarray], actual: dict[str, np.ndarray], keys: tuple[str, ...]) -> str | None:
@@ -67,7 +68,8 @@ def check(data, game_config: GameConfig, games: int, seed: int = SEED, first_gam
           detail: bool = False) -> Chunk:
     expected = play_chunk_reference(data, game_config, seed, first_game, games, detail)
     actual = play_chunk_numba(data, game_config, seed, first_game, games, detail)
-    label = f"seats {game_config.seats_label}, rounds {game_config.rounds}, start_bonus {game_config.start_bonus}"
+    label = (f"seats {game_config.seats_label}, rounds {game_config.rounds}, start_bonus {game_config.start_bonus}, "
+             f"board {game_config.board}")
     assert_same(expected, actual, seed, label)
     return actual
 
@@ -344,6 +346,52 @@ def test_thread_count_invariance(data, restore_threads):
                 SEED, "last games of the 2-thread chunk")
 
 
+# ---------------------------------------------------------------- the Belt side (SPEC 7)
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_belt_solo_level(data, level):
+    chunk = check(data, config(f"luna:{level}", board="belt"), games=200)
+    assert chunk.seats["outposts_placed"].sum() > 0
+
+
+@pytest.mark.parametrize("profile", SCRIPTED_PROFILES)
+def test_belt_profile_against_luna(data, profile):
+    check(data, config(f"scripted:{profile},luna:5", board="belt"), games=200)
+
+
+def test_belt_several_seats_with_detail(data):
+    chunk = check(data, config("scripted:balanced@1.5,scripted:shares,luna:3,luna:8", board="belt"), games=200,
+                  detail=True)
+    assert chunk.seats["ousted"].sum() > 0 and chunk.seats["outposts_ousted_by_luna"].sum() > 0
+
+
+BELT_OVERLAY = """
+name = "exactness test: a cramped Belt (2 shuttles per station, small asteroids, other rewards)"
+
+[belt.stations]
+shuttles = 2
+setup_outposts = 2
+
+[belt.spaces]
+targets = [{ id = 3, capacity = 1 }, { id = 5, capacity = 1 }, { id = 7, capacity = 2 }, { id = 9, capacity = 1 },
+           { id = 13, capacity = 1 }, { id = 17, capacity = 2 }]
+
+[belt.rewards]
+outpost_space = 3
+shuttle_space = 0
+"""
+
+
+def test_belt_overlay(data, tmp_path):
+    path = tmp_path / "belt.toml"
+    path.write_text(BELT_OVERLAY)
+    overlay = load_game_data(path)
+    assert overlay.belt.stations.shuttles == 2
+    chunk = check(overlay, config("scripted:balanced,luna:2,luna:7", board="belt"), games=200)
+    assert chunk.seats["ousted"].sum() > 0
+    check(overlay, config("luna:5,luna:5,luna:5,luna:5", board="belt", rounds=6, start_bonus="none"), games=100)
+
+
 # ---------------------------------------------------------------- what the engine refuses
 
 def test_refuses_what_it_cannot_play(data, tmp_path):
@@ -372,3 +420,5 @@ def test_rule_reading(tmp_path, reading):
         check(data, config(seats), games=150, detail=True)
     check(data, config("scripted:balanced,luna:7"), games=100)
     check(data, config("scripted:passive,luna:1,luna:6"), games=100, detail=True)
+    check(data, config("luna:6", board="belt"), games=100, detail=True)
+    check(data, config("scripted:tank,luna:3", board="belt"), games=100)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -292,3 +293,16 @@ def test_study_defaults_are_the_command_lines():
     from sim.config import parse_levels
 
     assert tuple(parse_levels(args.levels)) == study_module.DEFAULT_LEVELS == LEVELS
+
+
+def test_leftover_temporaries_are_removed_even_when_their_pid_is_alive(tiny, tmp_path):
+    # A part's half-written directory is named after the pid that wrote it; pids are reused after a
+    # crash, so a live pid proves nothing. The study's lock is what rules out a running writer.
+    copy = tmp_path / "results" / "tiny"
+    shutil.copytree(tiny, copy)
+    leftover = copy / study_runner.RUNS_DIR / f".solo-L4.partial-{os.getppid()}"
+    leftover.mkdir()
+    (leftover / "seats.parquet").write_bytes(b"half")
+    assert run_cli(tmp_path / "results") == 0
+    assert not leftover.exists()
+    assert tables(copy) == tables(tiny)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -19,7 +17,7 @@ from analysis.schema import BASE_VARIANT, LUNA
 from analysis.study.findings import study_findings
 from analysis.study.plan import StudyError, StudyPlan, part_is_finished, read_plan
 from analysis.study.summaries import StudySummary, load_summaries
-from analysis.study.summary_report import base_figures, study_tables
+from analysis.study.summary_report import HEAD_TO_HEAD_COLUMNS, base_figures, study_tables
 from analysis.study.summary_tables import summary_stats
 
 
@@ -95,8 +93,6 @@ def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
         the mean per-game score difference higher − lower ``score_diff`` with its paired 95 %
         interval ``diff_low``/``diff_high``.
     """
-    columns = ["variant", "run", "level", "level_below", "games", "wins", "win_rate", "ci_low", "ci_high",
-               "score_diff", "diff_low", "diff_high"]
     rows = []
     duels = seats[(seats["n_seats"] == 2) & (seats["opponents"] == LUNA)]
     for run, group in duels.groupby("run", sort=False):
@@ -105,17 +101,11 @@ def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
             continue
         low, high = (group[group["level"] == level].set_index("game") for level in levels)
         high, low = high.align(low, join="inner", axis=0)
-        wins = float(high["won"].sum())
-        games = len(high)
-        ci_low, ci_high = stats.wilson_interval(wins, games)
-        differences = high["score_total"].to_numpy(dtype=float) - low["score_total"].to_numpy(dtype=float)
-        mean = float(differences.mean())
-        se = float(differences.std(ddof=1) / np.sqrt(games)) if games > 1 else math.nan
         rows.append({"variant": group["variant"].iloc[0], "run": run, "level": int(levels[1]),
-                     "level_below": int(levels[0]), "games": games, "wins": wins, "win_rate": wins / games,
-                     "ci_low": ci_low, "ci_high": ci_high, "score_diff": mean, "diff_low": mean - stats.Z95 * se,
-                     "diff_high": mean + stats.Z95 * se})
-    return pd.DataFrame(rows, columns=columns)
+                     "level_below": int(levels[0]),
+                     **stats.duel_row(high["won"].to_numpy(), high["score_total"].to_numpy(),
+                                      low["score_total"].to_numpy())})
+    return pd.DataFrame(rows, columns=HEAD_TO_HEAD_COLUMNS)
 
 
 def variant_overview(data: RunData) -> pd.DataFrame:
@@ -244,6 +234,7 @@ def introduction(plan: StudyPlan, manifests: Mapping[str, Mapping[str, Any]]) ->
     engines = sorted({str((manifest.get("config") or {}).get("engine", "?")) for manifest in manifests.values()})
     text = (f"{len(plan.parts)} parts of {plan.games} games each, seed {plan.seed}, levels "
             f"{', '.join(map(str, plan.levels))}, {plan.rounds} rounds, starting bonus {plan.start_bonus}, "
+            f"{'' if plan.board == 'moon' else plan.board + ' side of the board, '}"
             f"engine {', '.join(engines)}. Every part plays the same seed, so game g starts from the same boards "
             "in every part. Figures of distributions show the base variant with Luna alone; the tables hold "
             "every group.")

@@ -43,8 +43,9 @@ def solo_steps(summary: StudySummary) -> pd.DataFrame:
     parts = summary.parts
     solo = parts[(parts["variant"] == BASE_VARIANT) & (parts["n_seats"] == 1)].sort_values("luna_level")
     rows = []
+    pairs = {part.run: summary.pairs(part.run) for part in solo.itertuples(index=False)}  # each part read once
     for lower, upper in pairwise(solo.itertuples(index=False)):
-        step = st.paired_step(summary.pairs(upper.run), summary.pairs(lower.run))
+        step = st.paired_step(pairs[upper.run], pairs[lower.run])
         rows.append({"level": upper.luna_level, "level_below": lower.luna_level, "paired": True, **step})
     return pd.DataFrame(rows, columns=STEP_COLUMNS)
 

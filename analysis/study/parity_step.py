@@ -14,7 +14,7 @@ played again, as a stale part is.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,8 @@ from analysis.study.plan import (
     read_json,
 )
 from sim.config import GameConfig, Seat
+from sim.constants import DEFAULT_BOARD
+from sim.dispatch import ordered_results
 from sim.gamedata import GameData
 
 #: Columns of the study's ``strength_at_parity`` table.
@@ -44,36 +46,19 @@ def search_engine(engine: str, data: GameData, task: ParityTask, plan: StudyPlan
     from sim.engines import engine_problems
 
     config = GameConfig(seats=(Seat(kind="scripted", profile=task.profile), Seat(kind="luna", level=task.level)),
-                        rounds=plan.rounds, start_bonus=plan.start_bonus)
+                        rounds=plan.rounds, start_bonus=plan.start_bonus, board=plan.board)
     return "reference" if engine_problems(engine, data, config) else engine
 
 
 def search(data: GameData, profile: str, level: int, games: int, seed: int, engine: str, rounds: int,
-           start_bonus: str) -> dict[str, Any]:
+           start_bonus: str, board: str = DEFAULT_BOARD) -> dict[str, Any]:
     """One strength-at-parity search; the :class:`analysis.parity.ParityResult` as a dict.
 
     A module-level function of plain arguments, so joblib and Dask can ship it to a worker.
     """
-    curve = WinRateCurve(data, profile, level, games, seed, engine, rounds=rounds, start_bonus=start_bonus)
+    curve = WinRateCurve(data, profile, level, games, seed, engine, rounds=rounds, start_bonus=start_bonus,
+                         board=board)
     return asdict(strength_at_parity(curve, tolerance=PARITY_TOLERANCE))
-
-
-def _results(calls: list[tuple[Any, ...]], workers: int, backend: str, scheduler: str | None) -> Iterator[dict]:
-    """Run the searches in order, here, on joblib processes or on a Dask cluster (like the run driver's chunks)."""
-    if backend == "local" and workers <= 1:
-        yield from (search(*call) for call in calls)
-        return
-    from joblib import Parallel, delayed, parallel_config
-
-    tasks = (delayed(search)(*call) for call in calls)
-    if backend == "dask":
-        from dask.distributed import Client
-
-        with Client(scheduler) as client, parallel_config(backend="dask"):
-            jobs = workers if workers > 1 else max(1, sum(client.nthreads().values()))
-            yield from Parallel(n_jobs=jobs, return_as="generator")(tasks)
-        return
-    yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
 
 
 def run_parity(study_dir: Path, plan: StudyPlan, game_data: Mapping[str, GameData], engine: str, workers: int = 1,
@@ -104,8 +89,8 @@ def run_parity(study_dir: Path, plan: StudyPlan, game_data: Mapping[str, GameDat
             if not parity_is_finished(study_dir, plan, task, game_data[task.variant].digest)]
     engines = [search_engine(engine, game_data[task.variant], task, plan) for task in todo]
     calls = [(game_data[task.variant], task.profile, task.level, plan.parity_games, plan.seed, task_engine,
-              plan.rounds, plan.start_bonus) for task, task_engine in zip(todo, engines, strict=True)]
-    results = _results(calls, workers, plan.backend, plan.scheduler)
+              plan.rounds, plan.start_bonus, plan.board) for task, task_engine in zip(todo, engines, strict=True)]
+    results = ordered_results(search, calls, workers, plan.backend, plan.scheduler)
     for task, task_engine, result in zip(todo, engines, results, strict=True):
         stored = {"settings": expected_parity(plan, task), "data_digest": game_data[task.variant].digest,
                   "engine": task_engine, "result": result}

@@ -21,6 +21,8 @@ from sim.config import DEFAULT_START_BONUS
 from sim.constants import (
     ALLOWED_ROUNDS,
     BACKENDS,
+    BOARDS,
+    DEFAULT_BOARD,
     LEVELS,
     MAX_LEVEL,
     MIN_LEVEL,
@@ -57,7 +59,9 @@ STUDY_FORMAT = 1
 #: The manifest settings that decide whether a stored part is the part wanted. Engine, workers and
 #: chunk size are left out on purpose: the engines agree game for game and chunking never changes
 #: a result, so a part played with another engine is still the same part.
-MATCHED_SETTINGS = ("seats", "games", "seed", "rounds", "start_bonus", "detail")
+MATCHED_SETTINGS = ("seats", "games", "seed", "rounds", "start_bonus", "board", "detail")
+#: What a manifest written before a setting existed was played with (it lacks the key).
+_SETTING_BEFORE = {"board": DEFAULT_BOARD}
 
 #: Version of the per-part summary files (analysis/study/summaries.py); parts summarised otherwise are stale.
 SUMMARY_FORMAT = 1
@@ -158,6 +162,7 @@ class StudyPlan:
     engine: str
     rounds: int = ROUNDS
     start_bonus: str = DEFAULT_START_BONUS
+    board: str = DEFAULT_BOARD
     variants: tuple[Variant, ...] = ()
     parts: tuple[Part, ...] = field(default_factory=tuple)
     command: str = ""
@@ -181,6 +186,7 @@ class StudyPlan:
             "engine": self.engine,
             "rounds": self.rounds,
             "start_bonus": self.start_bonus,
+            "board": self.board,
             "profiles": list(self.profiles),
             "strengths": list(self.strengths),
             "parity": self.parity,
@@ -208,6 +214,7 @@ class StudyPlan:
                    parity_games=int(raw.get("parity_games", DEFAULT_PARITY_GAMES)),
                    parity_profiles=tuple(raw.get("parity_profiles", ())),
                    backend=raw.get("backend", "local"), scheduler=raw.get("scheduler"),
+                   board=raw.get("board", DEFAULT_BOARD),
                    readings_games=int(raw.get("readings_games", 0)))
 
     def parity_tasks(self) -> tuple[ParityTask, ...]:
@@ -374,12 +381,15 @@ def passive_profiles() -> frozenset[str]:
     return frozenset(name for name, profile in load_game_data().players.profiles.items() if profile.passive)
 
 
-def check_options(rounds: int, start_bonus: str, parity_games: int, backend: str, scheduler: str | None) -> None:
+def check_options(rounds: int, start_bonus: str, parity_games: int, backend: str, scheduler: str | None,
+                  board: str = DEFAULT_BOARD) -> None:
     """Validate the study options that are not parts (one-line :class:`StudyError` naming the option)."""
     if rounds not in ALLOWED_ROUNDS:
         raise StudyError(f"--rounds: must be one of {', '.join(map(str, ALLOWED_ROUNDS))}, got {rounds}")
     if start_bonus not in START_BONUS_CHOICES:
         raise StudyError(f"--start-bonus: must be one of {', '.join(START_BONUS_CHOICES)}, got {start_bonus!r}")
+    if board not in BOARDS:
+        raise StudyError(f"--board: must be one of {', '.join(BOARDS)}, got {board!r}")
     if parity_games < 1:
         raise StudyError(f"--parity-games: must be at least 1, got {parity_games}")
     if backend not in BACKENDS:
@@ -395,7 +405,7 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
                command: str = "", strengths: Sequence[float] = DEFAULT_STRENGTHS, rounds: int = ROUNDS,
                start_bonus: str = DEFAULT_START_BONUS, parity: bool = False,
                parity_games: int = DEFAULT_PARITY_GAMES, backend: str = "local",
-               scheduler: str | None = None, readings_games: int = 0) -> StudyPlan:
+               scheduler: str | None = None, board: str = DEFAULT_BOARD, readings_games: int = 0) -> StudyPlan:
     """Lay out a study's parts (base first, then each variant's copy of every part) and record its options.
 
     ``profiles`` None means :func:`scripted_profiles`; ``strengths`` are validated like
@@ -408,7 +418,7 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
         raise StudyError(f"--games: must be at least 1, got {games}")
     if not levels or any(level not in LEVELS for level in levels):
         raise StudyError(f"--levels: need levels between {MIN_LEVEL} and {MAX_LEVEL}, got {list(levels)}")
-    check_options(rounds, start_bonus, parity_games, backend, scheduler)
+    check_options(rounds, start_bonus, parity_games, backend, scheduler, board)
     if readings_games < 0 or readings_games == 1:
         raise StudyError(f"--readings-games: at least 2 games give an interval, got {readings_games}")
     chosen = scripted_profiles() if profiles is None else check_profiles(profiles)
@@ -427,7 +437,7 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
     passive = passive_profiles() if parity else frozenset()
     return StudyPlan(name=name, games=games, seed=seed, levels=tuple(sorted(set(levels))), engine=engine,
                      variants=tuple(variants), parts=tuple(parts), command=command, rounds=rounds,
-                     start_bonus=start_bonus, profiles=chosen, strengths=strengths, parity=parity,
+                     start_bonus=start_bonus, board=board, profiles=chosen, strengths=strengths, parity=parity,
                      parity_games=parity_games,
                      parity_profiles=tuple(profile for profile in chosen if profile not in passive),
                      backend=backend, scheduler=scheduler, readings_games=readings_games)
@@ -463,7 +473,7 @@ def read_plan(study_dir: str | Path) -> StudyPlan:
 def expected_config(plan: StudyPlan, part: Part) -> dict[str, Any]:
     """The manifest settings a finished run of ``part`` records (see :data:`MATCHED_SETTINGS`)."""
     return {"seats": part.seats.split(","), "games": plan.games, "seed": plan.seed, "rounds": plan.rounds,
-            "start_bonus": plan.start_bonus, "detail": "rounds" if part.detail else None}
+            "start_bonus": plan.start_bonus, "board": plan.board, "detail": "rounds" if part.detail else None}
 
 
 def summary_record(keep_games: bool) -> dict[str, Any]:
@@ -487,7 +497,7 @@ def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: 
         return False
     config = manifest.get("config") or {}
     wanted = expected_config(plan, part)
-    if any(config.get(setting) != wanted[setting] for setting in MATCHED_SETTINGS):
+    if any(config.get(setting, _SETTING_BEFORE.get(setting)) != wanted[setting] for setting in MATCHED_SETTINGS):
         return False
     study = manifest.get("study") or {}
     if study.get("overlay_digest") != part.overlay_digest:
@@ -504,7 +514,7 @@ def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: 
 def expected_parity(plan: StudyPlan, task: ParityTask) -> dict[str, Any]:
     """The settings a finished parity search of ``task`` records; a stored result with others is stale."""
     return {"profile": task.profile, "level": task.level, "games": plan.parity_games, "seed": plan.seed,
-            "rounds": plan.rounds, "start_bonus": plan.start_bonus, "tolerance": PARITY_TOLERANCE,
+            "rounds": plan.rounds, "start_bonus": plan.start_bonus, "board": plan.board, "tolerance": PARITY_TOLERANCE,
             "overlay_digest": task.overlay_digest}
 
 

@@ -36,7 +36,7 @@ SECTION_ID = "rule-readings"
 def expected_settings(plan: StudyPlan, data: GameData) -> dict[str, Any]:
     """What a stored table must have been played with to be this study's."""
     return {"levels": list(plan.levels), "games": plan.readings_games, "seed": plan.seed, "rounds": plan.rounds,
-            "start_bonus": plan.start_bonus, "data_digest": data.digest}
+            "start_bonus": plan.start_bonus, "board": plan.board, "data_digest": data.digest}
 
 
 def readings_are_finished(study_dir: Path, plan: StudyPlan, data: GameData) -> bool:
@@ -51,7 +51,7 @@ def run_readings(study_dir: Path, plan: StudyPlan, data: GameData, engine: str,
     if not plan.readings_games or readings_are_finished(study_dir, plan, data):
         return False
     table = compare_readings(data, plan.levels, plan.readings_games, plan.seed, (), engine, plan.rounds,
-                             plan.start_bonus, progress)
+                             plan.start_bonus, progress, plan.board)
     folder = study_dir / READINGS_DIR
     atomic_write(folder / "readings.csv", table.to_csv(index=False, lineterminator="\n"))
     atomic_write(folder / "settings.json", json.dumps(expected_settings(plan, data), indent=2) + "\n")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import shutil
 import sys
@@ -45,7 +44,7 @@ from analysis.study.plan import (
 from analysis.study.readings_step import readings_are_finished, readings_games_to_play, run_readings
 from analysis.study.summaries import PartReducer
 from sim.config import DEFAULT_START_BONUS, GameConfig, parse_seats
-from sim.constants import DEFAULT_CHUNK_GAMES, ROUNDS
+from sim.constants import DEFAULT_BOARD, DEFAULT_CHUNK_GAMES, ROUNDS
 from sim.gamedata import load_game_data
 from sim.progress import progress_bar
 from sim.run import RunOptions
@@ -62,27 +61,14 @@ def remove_stale_temporaries(runs_dir: Path) -> None:
     """Delete half-written run directories left by study processes that died (SIGKILL, power loss).
 
     ``run_simulation`` names them ``.<part>.partial-<pid>`` / ``.<part>.old-<pid>`` and removes its
-    own on any exception; only a process that no longer exists can have left one behind.
+    own on any exception. The caller holds the study's lock (:mod:`analysis.study.lock`), so no other
+    process is writing into this directory: every such temporary is left over.
     """
     if not runs_dir.is_dir():
         return
     for path in sorted(runs_dir.rglob(".*")):  # listed in full first: removing while walking is unsafe
-        match = re.fullmatch(r"\..+\.(?:partial|old)-(\d+)", path.name)
-        if match and path.is_dir() and not process_alive(int(match.group(1))):
+        if re.fullmatch(r"\..+\.(?:partial|old)-\d+", path.name) and path.is_dir():
             shutil.rmtree(path, ignore_errors=True)
-
-
-def process_alive(pid: int) -> bool:
-    """Whether another process with this id exists (this process counts as gone: its temporaries are stale)."""
-    if pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def resolve_engine(engine: str | None) -> tuple[str, str]:
@@ -171,6 +157,7 @@ def run_study(
     strengths: Sequence[float] = DEFAULT_STRENGTHS,
     rounds: int = ROUNDS,
     start_bonus: str = DEFAULT_START_BONUS,
+    board: str = DEFAULT_BOARD,
     parity: bool = False,
     parity_games: int = DEFAULT_PARITY_GAMES,
     backend: str = "local",
@@ -213,6 +200,8 @@ def run_study(
         Rounds per game (7, or 6 for the threat card Singularity).
     start_bonus
         Luna's starting research token: ``random`` or ``none``.
+    board
+        The side of the board: ``moon`` or ``belt``.
     parity
         Also find each profile's strength at parity per level (``parity/``, a report section).
     parity_games
@@ -243,7 +232,7 @@ def run_study(
         say(note)
     plan = plan_study(name, games, seed, levels, engine, [variant for variant, _ in loaded], profiles,
                       command=command, strengths=strengths, rounds=rounds, start_bonus=start_bonus, parity=parity,
-                      parity_games=parity_games, backend=backend, scheduler=scheduler,
+                      parity_games=parity_games, backend=backend, scheduler=scheduler, board=board,
                       readings_games=readings_games)
     # Chunks small enough that every thread of the cluster gets some (chunking never changes a number).
     threads = cluster_threads(plan.scheduler) if plan.backend == "dask" and plan.scheduler else workers
@@ -267,7 +256,8 @@ def run_study(
     kept = len(plan.parts) - len(todo)
     if kept:
         say(f"{study_dir}: keeping {kept} finished part(s); {len(todo)} to simulate")
-    configs = {part.name: GameConfig(seats=parse_seats(part.seats), rounds=plan.rounds, start_bonus=plan.start_bonus)
+    configs = {part.name: GameConfig(seats=parse_seats(part.seats), rounds=plan.rounds, start_bonus=plan.start_bonus,
+                                     board=plan.board)
                for part in todo}
     engines = {part.name: part_engine(engine, game_data[part.variant], configs[part.name])
                for part in todo}

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.report import figure_slice, standard_figures, varying_keys, without_mixed_duels
 from analysis.schema import BASE_VARIANT, LUNA, SCORE_COLUMNS, SCORE_TOTAL
-from analysis.stats import Z95, wilson_interval
+from analysis.stats import DUEL_COLUMNS, duel_row
 from analysis.study import summary_tables as st
 from analysis.study.summaries import StudySummary
 
-HEAD_TO_HEAD_COLUMNS = ["variant", "run", "level", "level_below", "games", "wins", "win_rate", "ci_low", "ci_high",
-                        "score_diff", "diff_low", "diff_high"]
+HEAD_TO_HEAD_COLUMNS = ["variant", "run", "level", "level_below", *DUEL_COLUMNS]
 DIFFERENCE_COLUMNS = ["variant", "variant_run", "base_run", "level", "metric", "n", "mean_base", "mean_variant",
                       "diff", "sd", "se", "ci_low", "ci_high"]
 
@@ -51,15 +49,8 @@ def head_to_head(summary: StudySummary) -> pd.DataFrame:
         upper = pairs[pairs["seat"] == high_seat].set_index("game")
         lower = pairs[pairs["seat"] == low_seat].set_index("game")
         upper, lower = upper.align(lower, join="inner", axis=0)
-        wins = float(upper["won"].sum())
-        games = len(upper)
-        ci_low, ci_high = wilson_interval(wins, games)
-        differences = upper[SCORE_TOTAL].to_numpy(dtype=float) - lower[SCORE_TOTAL].to_numpy(dtype=float)
-        mean = float(differences.mean())
-        se = float(differences.std(ddof=1) / np.sqrt(games)) if games > 1 else np.nan
-        rows.append({"variant": part.variant, "run": part.run, "level": high, "level_below": low, "games": games,
-                     "wins": wins, "win_rate": wins / games, "ci_low": ci_low, "ci_high": ci_high, "score_diff": mean,
-                     "diff_low": mean - Z95 * se, "diff_high": mean + Z95 * se})
+        rows.append({"variant": part.variant, "run": part.run, "level": high, "level_below": low,
+                     **duel_row(upper["won"].to_numpy(), upper[SCORE_TOTAL].to_numpy(), lower[SCORE_TOTAL].to_numpy())})
     return pd.DataFrame(rows, columns=HEAD_TO_HEAD_COLUMNS)
 
 
@@ -84,11 +75,14 @@ def variant_differences(summary: StudySummary, metrics: Sequence[str] = SCORE_CO
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=DIFFERENCE_COLUMNS)
 
 
-def variant_overview(summary: StudySummary) -> pd.DataFrame:
-    """As :func:`analysis.study.content.variant_overview`."""
-    table = variant_differences(summary, metrics=(SCORE_TOTAL, "won"))
+def variant_overview(summary: StudySummary, differences: pd.DataFrame | None = None) -> pd.DataFrame:
+    """As :func:`analysis.study.content.variant_overview`; ``differences`` is :func:`variant_differences`'s
+    table when the caller has it already (the pair files are then not read again)."""
+    if differences is None:
+        differences = variant_differences(summary, metrics=(SCORE_TOTAL, "won"))
+    table = differences[differences["metric"].isin([SCORE_TOTAL, "won"])]
     if table.empty:
-        return table
+        return table.reset_index(drop=True)
     seat_counts = summary.parts.set_index("run")["n_seats"]
     contested = table["base_run"].map(seat_counts) >= 2
     return table[(table["metric"] != "won") | contested].reset_index(drop=True)
@@ -135,14 +129,16 @@ def study_tables(summary: StudySummary) -> dict[str, pd.DataFrame]:
     interactions = st.interaction_summary(seats, by=["luna_level", "profile"])
     if not interactions.empty:
         tables["interactions"] = interactions
-    differences = variant_differences(summary)
+    # one read of every variant's pair files serves both variant tables
+    paired = variant_differences(summary, metrics=(*SCORE_COLUMNS, "won"))
+    differences = paired[paired["metric"] != "won"].reset_index(drop=True) if not paired.empty else paired
     if not differences.empty:
         tables["variant_differences"] = differences
     duels = head_to_head(summary)
     if not duels.empty:
         tables["head_to_head"] = duels
     if summary.plan.variants:
-        tables["variant_overview"] = variant_overview(summary)
+        tables["variant_overview"] = variant_overview(summary, paired)
     return tables
 
 

@@ -18,24 +18,40 @@ from sim.fast.state import NO_CARD, NOBODY
 
 
 @jit
-def set_owner(st, sector, company):
-    """``sector_owner[sector] = company`` (company -1 vacates), keeping the owner masks in step."""
+def reach_of(t, st, company):
+    """``reachable_sectors`` as a sector mask, from scratch: the station's contacts and the neighbours of
+    its outposts (``st.reach`` keeps it; this recomputes it when an outpost leaves)."""
+    mask = t.touches_mask[company]
+    mine = st.owned[company]
+    while mine != 0:
+        mask |= t.adjacent_mask[lowest_sector(mine)]
+        mine &= mine - U1
+    return mask
+
+
+@jit
+def set_owner(t, st, sector, company):
+    """``sector_owner[sector] = company`` (company -1 vacates), keeping the owner, occupied and reach
+    masks in step: a new outpost adds its neighbours to its company's reach; an outpost that leaves
+    has its company's reach recomputed (an ousting, a few times a game)."""
     bit = sector_bit(sector)
     previous = st.sector_owner[sector]
+    st.sector_owner[sector] = company
     if previous >= 0:
         st.owned[previous] &= ~bit
-    st.sector_owner[sector] = company
+        st.reach[previous] = reach_of(t, st, previous)
     if company >= 0:
         st.owned[company] |= bit
+        st.reach[company] |= t.adjacent_mask[sector]
+        st.occupied |= bit
+    else:
+        st.occupied &= ~bit
 
 
 @jit
 def occupied(st):
     """Sector mask of every outpost on the board."""
-    mask = np.uint64(0)
-    for company in range(N_COMPANIES):
-        mask |= st.owned[company]
-    return mask
+    return st.occupied
 
 
 @jit
@@ -52,10 +68,8 @@ def column_coins(t, vacant):
 
 
 @jit
-def station_add(t, st, company, column, delta):
-    """Put ``delta`` outposts back into (negative: take them from) a station column, keeping the
-    company's value and vacant-space count current."""
-    st.vacant[company, column] -= delta
+def station_totals(t, st, company):
+    """The company's value and vacant-space count from scratch (``station_add`` keeps them current)."""
     value = 0
     total = 0
     for c in range(t.n_columns):
@@ -64,34 +78,68 @@ def station_add(t, st, company, column, delta):
         total += vacant
     st.value[company] = value
     st.vacant_sum[company] = total
-    st.order_dirty = 1
+
+
+@jit
+def station_add(t, st, company, column, delta):
+    """Put ``delta`` outposts back into (negative: take them from) a station column, keeping the
+    company's value, vacant-space count and place in the value order current."""
+    old = st.vacant[company, column]
+    new = old - delta
+    st.vacant[company, column] = new
+    st.value[company] += column_coins(t, new) - column_coins(t, old)
+    st.vacant_sum[company] -= delta
+    if st.order_dirty == 0:
+        reorder(t, st, company)
+
+
+@jit
+def sorts_before(t, st, company, other):
+    """``company`` comes strictly before ``other`` in ``companies_by_value``: the reference's key
+    (-value, -vacant spaces, track id), a total order (companies use distinct track letters)."""
+    if st.value[company] != st.value[other]:
+        return st.value[company] > st.value[other]
+    if st.vacant_sum[company] != st.vacant_sum[other]:
+        return st.vacant_sum[company] > st.vacant_sum[other]
+    return t.side_rank[st.track_side[company]] < t.side_rank[st.track_side[other]]
+
+
+@jit
+def reorder(t, st, company):
+    """Move one company whose key changed to its place in the otherwise sorted ``order`` (and ``rank``)."""
+    i = st.rank[company]
+    while i > 0 and sorts_before(t, st, company, st.order[i - 1]):
+        other = st.order[i - 1]
+        st.order[i] = other
+        st.rank[other] = i
+        i -= 1
+    while i < N_COMPANIES - 1 and sorts_before(t, st, st.order[i + 1], company):
+        other = st.order[i + 1]
+        st.order[i] = other
+        st.rank[other] = i
+        i += 1
+    st.order[i] = company
+    st.rank[company] = i
 
 
 @jit
 def ensure_order(t, st):
-    """Sort the companies by value again if a station changed (``companies_by_value``)."""
+    """Sort the companies by value from scratch if ``order_dirty`` (``companies_by_value``).
+
+    Called once a game, when the tracks' sides are drawn (a state built from parts calls it too); from
+    then on :func:`station_add` keeps the order sorted, so the rules read ``order`` and ``rank`` as they are.
+    """
     if st.order_dirty == 0:
         return
     st.order_dirty = 0
     for company in range(N_COMPANIES):
         st.order[company] = company
-    # Insertion sort on the reference's key (-value, -vacant spaces, track id); the key is a total
-    # order (companies use distinct track letters), so any correct sort gives the same result.
+    # any correct sort gives the same result: the key is a total order
     for i in range(1, N_COMPANIES):
         company = st.order[i]
-        key_side = t.side_rank[st.track_side[company]]
         j = i
-        while j > 0:
-            other = st.order[j - 1]
-            if st.value[company] != st.value[other]:
-                before = st.value[company] > st.value[other]
-            elif st.vacant_sum[company] != st.vacant_sum[other]:
-                before = st.vacant_sum[company] > st.vacant_sum[other]
-            else:
-                before = key_side < t.side_rank[st.track_side[other]]
-            if not before:
-                break
-            st.order[j] = other
+        while j > 0 and sorts_before(t, st, company, st.order[j - 1]):
+            st.order[j] = st.order[j - 1]
             j -= 1
         st.order[j] = company
     for i in range(N_COMPANIES):
@@ -112,7 +160,6 @@ def lead_margins(t, st, seat):
 @jit
 def select_companies(t, st, seat, by_lead, first, count):
     """``select_companies``: fill ``chosen`` with ``count`` companies from position ``first`` of a ranking."""
-    ensure_order(t, st)
     if by_lead:
         lead_margins(t, st, seat)
         # largest margin first, ties to the more valuable company
@@ -186,19 +233,14 @@ def return_column(t, st, company):
 @jit
 def reachable(t, st, company):
     """``reachable_sectors`` as a sector mask: the station's contacts and the neighbours of its outposts."""
-    mask = t.touches_mask[company]
-    mine = st.owned[company]
-    while mine != 0:
-        mask |= t.adjacent_mask[lowest_sector(mine)]
-        mine &= mine - U1
-    return mask
+    return st.reach[company]
 
 
 @jit
 def place_outpost(t, st, seat, company, column, target):
     """An outpost of ``company`` from station ``column`` into sector ``target``, placed by ``seat``."""
     station_add(t, st, company, column, -1)
-    set_owner(st, target, company)
+    set_owner(t, st, target, company)
     st.placer[target] = seat
     st.outposts_placed[seat] += 1
 
@@ -206,7 +248,6 @@ def place_outpost(t, st, seat, company, column, target):
 @jit
 def expand_company(t, st, seat, points, lowest):
     """``expand_company`` for the companies in ``chosen``: less valuable first, ``points`` outposts each."""
-    ensure_order(t, st)
     n = st.n_chosen
     for i in range(n):
         company = st.chosen[i]
@@ -229,7 +270,6 @@ def expand_company(t, st, seat, points, lowest):
                 # every reachable sector is held: oust the rival she is farthest behind (smallest margin,
                 # ties to the more valuable company)
                 lead_margins(t, st, seat)
-                ensure_order(t, st)
                 victim = -1
                 for rival in range(N_COMPANIES):
                     if rival == company or (st.owned[rival] & within) == 0:
@@ -276,35 +316,27 @@ def take_display_card(t, st, seat, space):
 @jit
 def gain_cards(t, st, seat, cells):
     """``gain_card`` with a matrix: the display spaces of the set bits of ``cells``, in space order."""
-    space = 0
-    while cells:
-        if cells & 1:
-            take_display_card(t, st, seat, space)
-        cells >>= 1
-        space += 1
+    bits = np.uint64(cells)  # visits the set bits only: a matrix has a few of its twelve cells
+    while bits != 0:
+        take_display_card(t, st, seat, lowest_sector(bits) - 1)
+        bits &= bits - U1
 
 
 @jit
 def gain_most_valuable_share(t, st, seat):
     """``gain_card`` with ``most_valuable_share``: lowest space showing a share of the best company shown."""
-    shown = 0
+    # one pass: the space whose share has the best rank, the lowest such space (a strict win replaces)
+    best_space = -1
+    best_rank = N_COMPANIES
     for space in range(DISPLAY_SPACES):
         card = st.display[space]
-        if card != NO_CARD and t.action_share[card] >= 0:
-            shown |= 1 << t.action_share[card]
-    if shown == 0:
-        return
-    ensure_order(t, st)
-    best = -1
-    for i in range(N_COMPANIES):
-        if shown & (1 << st.order[i]):
-            best = st.order[i]
-            break
-    for space in range(DISPLAY_SPACES):
-        card = st.display[space]
-        if card != NO_CARD and t.action_share[card] == best:
-            take_display_card(t, st, seat, space)
-            return
+        if card != NO_CARD:
+            share = t.action_share[card]
+            if share >= 0 and st.rank[share] < best_rank:
+                best_rank = st.rank[share]
+                best_space = space
+    if best_space >= 0:
+        take_display_card(t, st, seat, best_space)
 
 
 # ---------------------------------------------------------------- research plans
@@ -322,14 +354,14 @@ def refill_plan_row(st, row):
 @jit
 def discard_plans(st, seat, row, cells):
     """``discard_research_plan`` with a matrix: the plans on the set bits of ``cells``, then the refill."""
-    space = 0
-    while cells:
-        if cells & 1 and st.plan_rows[row, space]:
+    bits = np.uint64(cells)
+    while bits != 0:
+        space = lowest_sector(bits) - 1
+        bits &= bits - U1
+        if st.plan_rows[row, space]:
             st.plan_rows[row, space] = 0
             st.luna_discarded[row, space] |= np.int64(1) << st.plan_generation[row, space]
             st.plans_discarded[seat] += 1
-        cells >>= 1
-        space += 1
     refill_plan_row(st, row)
 
 
@@ -357,11 +389,11 @@ def discard_latest_special(t, st, seat):
 @jit
 def place_bonus_markers(st, seat, cells):
     """``place_bonus_marker``: a marker on each free space of the set bits of ``cells`` while she has one."""
-    space = 0
-    while cells:
-        if cells & 1 and st.bonus_owner[space] == NOBODY and st.markers[seat] > 0:
+    bits = np.uint64(cells)
+    while bits != 0 and st.markers[seat] > 0:
+        space = lowest_sector(bits) - 1
+        bits &= bits - U1
+        if st.bonus_owner[space] == NOBODY:
             st.bonus_owner[space] = seat
             st.markers[seat] -= 1
             st.markers_placed[seat] += 1
-        cells >>= 1
-        space += 1

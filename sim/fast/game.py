@@ -12,8 +12,10 @@ import numpy as np
 
 from sim.constants import BONUS_SPACES, N_COMPANIES, N_RESOURCE_TYPES, N_SLOTS
 from sim.fast._jit import jit
+from sim.fast.belt import setup_belt
 from sim.fast.board import (
     advance_track,
+    ensure_order,
     flip_special_plan,
     refill_display,
     refill_plan_row,
@@ -21,6 +23,8 @@ from sim.fast.board import (
     station_add,
     take_column,
 )
+from sim.fast.invariants import NONE as NO_VIOLATION
+from sim.fast.invariants import check_scores, check_state
 from sim.fast.luna import SLOT_A, SLOT_E, TANK, discard, luna_turn, majority_value, move_marker, plan_luna
 from sim.fast.players import count_blocked_majorities, plan_player, player_turn
 from sim.fast.rng import BOARD_STREAM, below, game_state, seat_stream, shuffle, stream_state
@@ -87,6 +91,7 @@ def setup_template(t, st):
     leaves dirty is sorted once the tracks' sides are drawn), so doing it first changes nothing.
     """
     st.order_dirty = 1
+    st.reach[:] = t.touches_mask
     st.sector_owner[:] = NOBODY
     st.placer[:] = NOBODY
     st.display[:] = NO_CARD
@@ -102,7 +107,9 @@ def setup_template(t, st):
         for k in range(t.setup_count[company]):
             column = take_column(t, st, company)
             station_add(t, st, company, column if column >= 0 else t.n_columns - 1, -1)  # -1: the last column
-            set_owner(st, t.setup_sectors[company, k], company)
+            set_owner(t, st, t.setup_sectors[company, k], company)
+    if t.board_belt:
+        setup_belt(t, st)
     for seat in range(t.n_seats):
         st.slots[seat, :] = NO_CARD
         st.majority[seat, :] = NO_CARD
@@ -147,6 +154,7 @@ def setup(t, st, seed, game):
     shuffle(st, BOARD_STREAM, st.action_deck[:t.n_action_cards])
     st.action_deck_len = t.n_action_cards
     refill_display(st)
+    ensure_order(t, st)  # the sides are drawn: from now on station_add keeps the order
 
     # each Luna's stream: her grade-1 deck, then her grade-2 stack (the template holds their sizes)
     for seat in range(t.n_seats):
@@ -334,10 +342,26 @@ def final_scores(t, st, game):
 
 
 @jit
-def play_game(t, st, seed, game, detail):
+def play_game(t, st, seed, game, detail, check):
     """``play_game`` of game number ``game`` from a fresh copy of the template in ``st``; its rows are left
-    in ``st.result``, ``st.won`` and ``st.round_rows``."""
+    in ``st.result``, ``st.won`` and ``st.round_rows``.
+
+    With ``check``, the invariants of ``sim/fast/invariants.py`` are checked after setup, after every
+    round and after final scoring, and the game stops at the first broken one; returns its
+    ``(check, seat, round)`` (``check`` 0 when all held, and always 0 without ``check``).
+    """
     setup(t, st, seed, game)
+    if check:
+        found = check_state(t, st)
+        if found[0] != NO_VIOLATION:
+            return found
     for _ in range(t.rounds):
         play_round(t, st, detail)
+        if check:
+            found = check_state(t, st)
+            if found[0] != NO_VIOLATION:
+                return found
     final_scores(t, st, game)
+    if check:
+        return check_scores(t, st)
+    return np.int64(NO_VIOLATION), np.int64(NOBODY), np.int64(st.round)

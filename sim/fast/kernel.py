@@ -1,5 +1,13 @@
 """The drivers: a block of games on one state record, the serial and parallel loops over blocks, and
 the public :func:`play_chunk_numba` (validate in Python, then a jitted kernel fills preallocated arrays).
+
+Where a game's time goes (perf samples of the jitted code, 1 thread, ``luna:0`` / ``luna:8``, issue 9):
+resolving her cards about 70 % (the opcode loop with its card-matrix bit loops ~26 %, company choice by
+value and lead ~12 %, expansion ~10-13 %, tracks and markers ~8-12 %, display and plans ~8 %); her deck
+(planning, draws, discards) ~10 %, the shuffles ~8-10 %, the round frame ~6 %, state reset and output
+rows ~4-6 %, setup ~2 %. With a scripted seat, its turns take ~28 %. No single part dominates: the
+rules' branchy per-card work does, not randomness. Board caches the kernels keep current rather than
+recompute: the company order (``board.reorder``), the occupied and per-company reach sector masks.
 """
 
 from __future__ import annotations
@@ -11,21 +19,26 @@ from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
 from sim.fast._jit import jit
 from sim.fast.game import play_game, setup_template
+from sim.fast.invariants import CHECK_NAMES
 from sim.fast.rng import MASK64
 from sim.fast.state import R_GAME, RESET_BYTES, SEAT_INT_COLUMNS, STATE_DTYPE
 from sim.gamedata import GameData
 from sim.tables import compile_tables
+from sim.violation import InvariantError
 
 # Games played with one allocation of scratch state; also the unit of work of the parallel loop.
 BLOCK_GAMES = 256
 N_INT_COLUMNS = len(SEAT_INT_COLUMNS)
 N_ROUND_COLUMNS = len(ROUND_NUMERIC)
 _STATE_BYTES = STATE_DTYPE.itemsize
+# out_check columns: the chunk row of the game (its index in ``games``), seat, round, check (0: none)
+N_CHECK_COLUMNS = 4
 
 
 @jit
-def _play_block(tables, seed, games, detail, first, stop, out_int, out_won, out_rounds):
-    """Play the chunk's games ``games[first:stop]`` with one state record, into the output columns."""
+def _play_block(tables, seed, games, detail, check, first, stop, out_int, out_won, out_rounds, out_check):
+    """Play the chunk's games ``games[first:stop]`` with one state record, into the output columns; with
+    ``check``, stop at the first game that breaks an invariant and report it in its block's ``out_check`` row."""
     t = tables[0]
     # Row 0 is the game's state, row 1 the template each game starts from: a game is reset by copying
     # the template's reset fields (state.RESET_BYTES) over the state.
@@ -35,7 +48,11 @@ def _play_block(tables, seed, games, detail, first, stop, out_int, out_won, out_
     for index in range(first, stop):
         game = games[index]
         memory[0, :RESET_BYTES] = memory[1, :RESET_BYTES]
-        play_game(t, st, seed, game, detail)
+        found = play_game(t, st, seed, game, detail, check)
+        if found[0] != 0:
+            report = out_check[first // BLOCK_GAMES]
+            report[0], report[1], report[2], report[3] = index, found[1], found[2], found[0]
+            return
         # Only this loop touches the output arrays: numba reference-counts an array at every call it
         # is passed to, so the per-game functions work on the state record alone.
         for seat in range(t.n_seats):
@@ -64,17 +81,17 @@ def _block_count(games):
 # share one cache entry and whichever variant compiled first would be loaded for both (issue 9).
 
 @jit
-def _play_games(tables, seed, games, detail, out_int, out_won, out_rounds):
+def _play_games(tables, seed, games, detail, check, out_int, out_won, out_rounds, out_check):
     """Serial driver: every block of the chunk in order (arguments as :func:`_play_games_parallel`)."""
     count, blocks = _block_count(games)
     for block in range(blocks):
         first = block * BLOCK_GAMES
-        _play_block(tables, seed, games, detail, first, min(count, first + BLOCK_GAMES), out_int, out_won,
-                    out_rounds)
+        _play_block(tables, seed, games, detail, check, first, min(count, first + BLOCK_GAMES), out_int,
+                    out_won, out_rounds, out_check)
 
 
 @jit(parallel=True)
-def _play_games_parallel(tables, seed, games, detail, out_int, out_won, out_rounds):
+def _play_games_parallel(tables, seed, games, detail, check, out_int, out_won, out_rounds, out_check):
     """Play the games numbered ``games`` into preallocated columns, a block per prange step.
 
     Parameters
@@ -88,12 +105,18 @@ def _play_games_parallel(tables, seed, games, detail, out_int, out_won, out_roun
         campaign, whose chapters keep their game numbers).
     detail : bool
         Fill ``out_rounds``.
+    check : bool
+        Check the invariants (``sim/fast/invariants.py``) after setup, every round and final scoring.
     out_int : int64 array, shape (len(SEAT_INT_COLUMNS), count * n_seats)
         Integer per-seat columns; row ``g * n_seats + seat`` is seat ``seat`` of the chunk's game ``g``.
     out_won : float64 array, shape (count * n_seats,)
         Win share of each row.
     out_rounds : int64 array, shape (len(ROUND_NUMERIC), count * n_luna * rounds), or (..., 0) without detail
         Row ``(g * n_luna + k) * rounds + round - 1`` is the k-th Luna seat in that round.
+    out_check : int64 array, shape (blocks, N_CHECK_COLUMNS), zeros
+        With ``check``: row ``b`` is block ``b``'s first broken invariant, ``(g, seat, round, check)``
+        (``check`` indexes ``invariants.CHECK_NAMES``, seat -1 for the board), or stays zero. A block
+        stops at its first violation, leaving its later rows unwritten.
 
     Each block of ``BLOCK_GAMES`` games is one iteration of the loop; every game draws only from its
     own streams, so neither the blocks nor the threads change any result.
@@ -101,8 +124,8 @@ def _play_games_parallel(tables, seed, games, detail, out_int, out_won, out_roun
     count, blocks = _block_count(games)
     for block in numba.prange(blocks):
         first = block * BLOCK_GAMES
-        _play_block(tables, seed, games, detail, first, min(count, first + BLOCK_GAMES), out_int, out_won,
-                    out_rounds)
+        _play_block(tables, seed, games, detail, check, first, min(count, first + BLOCK_GAMES), out_int,
+                    out_won, out_rounds, out_check)
 
 
 def driver_for(count: int) -> numba.core.registry.CPUDispatcher:
@@ -111,7 +134,7 @@ def driver_for(count: int) -> numba.core.registry.CPUDispatcher:
 
 
 def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: int, count: int,
-                     detail: bool) -> Chunk:
+                     detail: bool, check_invariants: bool = False) -> Chunk:
     """Play games ``first_game .. first_game + count - 1`` with the numba engine.
 
     Parameters
@@ -128,6 +151,9 @@ def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: 
         Games to play, ``count >= 0``.
     detail : bool
         Also return the per-round rows of every Luna seat.
+    check_invariants : bool
+        Check the invariants of ``sim/fast/invariants.py`` after setup, every round and final scoring
+        of every game (the same numbers either way).
 
     Returns
     -------
@@ -144,19 +170,23 @@ def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: 
     ------
     ValueError
         For a negative ``count`` or game number, or data beyond the kernels' capacities.
+    sim.violation.InvariantError
+        With ``check_invariants``: the first game, in row order, that broke an invariant.
     """
     if count < 0:
         raise ValueError(f"count must be at least 0, got {count}")
     if first_game < 0 or first_game + count > 2**63:
         raise ValueError(f"first_game must be a non-negative game number, got {first_game}")
-    return play_games_numba(data, config, seed, np.int64(first_game) + np.arange(count, dtype=np.int64), detail)
+    return play_games_numba(data, config, seed, np.int64(first_game) + np.arange(count, dtype=np.int64), detail,
+                            check_invariants)
 
 
-def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.ndarray, detail: bool) -> Chunk:
+def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.ndarray, detail: bool,
+                     check_invariants: bool = False) -> Chunk:
     """Play the games numbered ``games`` (validated non-negative int64, in row order) with the numba engine.
 
     The rows are those of :func:`play_chunk_numba` for each game, in the order given; repeats play the
-    same game again.
+    same game again. ``check_invariants`` as for :func:`play_chunk_numba`.
     """
     tables = compile_tables(data, config)
     count = games.shape[0]
@@ -165,19 +195,26 @@ def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.nd
     out_int = np.empty((N_INT_COLUMNS, rows), dtype=np.int64)
     out_won = np.empty(rows, dtype=np.float64)
     out_rounds = np.empty((N_ROUND_COLUMNS, round_rows), dtype=np.int64)
-    driver_for(count)(tables, np.uint64(seed & MASK64), games, bool(detail), out_int, out_won, out_rounds)
+    out_check = np.zeros(((count + BLOCK_GAMES - 1) // BLOCK_GAMES, N_CHECK_COLUMNS), dtype=np.int64)
+    driver_for(count)(tables, np.uint64(seed & MASK64), games, bool(detail), bool(check_invariants), out_int,
+                      out_won, out_rounds, out_check)
+    broken = np.flatnonzero(out_check[:, 3])
+    if broken.size:  # blocks are in row order, and each reports its first broken game
+        row, seat, rnd, check = (int(value) for value in out_check[broken[0]])
+        raise InvariantError(int(games[row]), None if seat < 0 else seat, rnd, CHECK_NAMES[check])
     ints = dict(zip(SEAT_INT_COLUMNS, out_int, strict=True))
     seats = {name: out_won if name == "won" else ints[name] for name in ("game", "seat", *SEAT_NUMERIC)}
     rounds = dict(zip(ROUND_NUMERIC, out_rounds, strict=True)) if detail else None
     return Chunk(seats=seats, rounds=rounds)
 
 
-def play_listed_numba(data: GameData, config: GameConfig, seed: int, games: np.ndarray, detail: bool) -> Chunk:
+def play_listed_numba(data: GameData, config: GameConfig, seed: int, games: np.ndarray, detail: bool,
+                      check_invariants: bool = False) -> Chunk:
     """Play the games numbered ``games`` (in that order) with the numba engine: a campaign's chapters.
 
     Parameters
     ----------
-    data, config, seed, detail
+    data, config, seed, detail, check_invariants
         As for :func:`sim.fast.kernel.play_chunk_numba`.
     games : array of int
         Game numbers, each in ``[0, 2**63)``; repeats are allowed and play the same game again.
@@ -191,4 +228,4 @@ def play_listed_numba(data: GameData, config: GameConfig, seed: int, games: np.n
     games = np.asarray(games, dtype=np.int64).reshape(-1)
     if games.size and games.min() < 0:
         raise ValueError(f"games must be non-negative game numbers, got {int(games.min())}")
-    return play_games_numba(data, config, seed, games, detail)
+    return play_games_numba(data, config, seed, games, detail, check_invariants)

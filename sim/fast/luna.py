@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sim.constants import N_COMPANIES, N_SLOTS
 from sim.fast._jit import jit
+from sim.fast.belt import expand_company_belt
 from sim.fast.board import (
     advance_track,
     discard_latest_special,
@@ -77,6 +78,16 @@ def rebuild_deck(t, st, seat):
 def draw_luna_card(t, st, seat):
     """``draw_luna_card``: top card; an empty deck is rebuilt first (and, reading ``rebuild = immediate``,
     as soon as the last card is drawn)."""
+    n = st.pile_len[seat, DECK]
+    if n > 1:  # the common case, small enough to be inlined where she draws
+        st.pile_len[seat, DECK] = n - 1
+        return st.piles[seat, DECK, n - 1]
+    return _rebuild_and_draw(t, st, seat)
+
+
+@jit
+def _rebuild_and_draw(t, st, seat):
+    """:func:`draw_luna_card` from a deck of 0 or 1 cards."""
     if st.pile_len[seat, DECK] == 0:
         rebuild_deck(t, st, seat)
         if st.pile_len[seat, DECK] == 0:
@@ -201,6 +212,8 @@ def resolve_turn(t, st, seat, card, slot, reveals):
         elif code == OP_EXPAND_COMPANY:
             if st.n_chosen > 1 and t.rules[RULE_MULTI_EXPAND] == MORE_VALUABLE_FIRST:
                 expand_more_valuable_first(t, st, seat, count, t.ops[op, 2])
+            elif t.board_belt:
+                expand_company_belt(t, st, seat, count, t.ops[op, 2])
             else:
                 expand_company(t, st, seat, count, t.ops[op, 2])
         elif code == OP_GAIN_CARD_MATCH:
@@ -235,7 +248,10 @@ def expand_more_valuable_first(t, st, seat, points, lowest):
     for i in range(n):
         st.n_chosen = 1
         st.chosen[0] = (ordered >> (4 * i)) & 15
-        expand_company(t, st, seat, points, lowest)
+        if t.board_belt:
+            expand_company_belt(t, st, seat, points, lowest)
+        else:
+            expand_company(t, st, seat, points, lowest)
     st.n_chosen = n
     for i in range(n):
         st.chosen[i] = (saved >> (4 * i)) & 15

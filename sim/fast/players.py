@@ -19,10 +19,10 @@ from sim.constants import (
     STANDARD_BONUS_CELLS,
 )
 from sim.fast._jit import jit
+from sim.fast.belt import player_expand_belt
 from sim.fast.bits import lowest_sector
 from sim.fast.board import (
     advance_track,
-    ensure_order,
     occupied,
     place_outpost,
     reachable,
@@ -78,7 +78,6 @@ def choose_aim(t, st, seat, n, kind):
     st.aims[seat, n, 1] = -1
     st.aims[seat, n, 2] = 0
     if kind == BUY_CARD:
-        ensure_order(t, st)
         best = -1
         for space in range(DISPLAY_SPACES):
             card = st.display[space]
@@ -140,7 +139,7 @@ def plan_player(t, st, seat):
 @jit
 def count_blocked_majorities(t, st):
     """``count_blocked_majorities``: after every Luna planned, each type a scripted total is below hers."""
-    if t.n_luna == 0:
+    if t.n_luna == 0 or t.n_luna == t.n_seats:  # no Luna to block, or no scripted seat to count
         return
     luna_majority_values(t, st)
     for seat in range(t.n_seats):
@@ -155,7 +154,6 @@ def count_blocked_majorities(t, st):
 @jit
 def player_invest(t, st, seat, steps):
     """``player_invest``: the most valuable company's track; a barrier it cannot pay in full stops it."""
-    ensure_order(t, st)
     advance_track(t, st, seat, st.order[0], steps)
 
 
@@ -164,7 +162,6 @@ def player_expand(t, st, seat, steps):
     """``player_expand``: outposts of its biggest holding in the lowest vacant reachable sector, never ousting."""
     if steps <= 0:
         return
-    ensure_order(t, st)
     # scanning in value order and replacing only on strictly more shares keeps ties on the more valuable
     company = -1
     best = -1
@@ -175,6 +172,9 @@ def player_expand(t, st, seat, steps):
             company, best = candidate, shares
     # int * float in float64, then floor: Python's math.floor(steps * x) exactly
     outposts = max(1, math.floor(steps * t.expand_outposts_per_step))
+    if t.board_belt:
+        player_expand_belt(t, st, seat, company, outposts)
+        return
     for _ in range(outposts):
         column = take_column(t, st, company)
         free = reachable(t, st, company) & ~occupied(st)
@@ -210,7 +210,6 @@ def player_buy(t, st, seat, aimed):
     # The reference tries the aimed card's space, then every space best first; the first affordable one
     # wins. The aimed card is tried twice when unaffordable, which changes nothing, so: the aimed card
     # when affordable, else the best-ranked affordable card.
-    ensure_order(t, st)
     cash = st.cash[seat]
     best = -1
     for space in range(DISPLAY_SPACES):

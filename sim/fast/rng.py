@@ -53,6 +53,9 @@ def below(st, stream, n):
 @jit
 def shuffle(st, stream, items):
     """``Stream.shuffle`` of the 1-d array ``items`` (a view into ``st``) with stream ``stream``."""
+    state = st.rng[stream]  # ``below`` inlined, the stream state kept in a register
     for i in range(items.shape[0] - 1, 0, -1):
-        j = below(st, stream, i + 1)
+        state += GAMMA
+        j = np.int64(((mix64(state) >> U32) * np.uint64(i + 1)) >> U32)
         items[i], items[j] = items[j], items[i]
+    st.rng[stream] = state

@@ -23,6 +23,7 @@ import numpy as np
 
 from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC
 from sim.constants import (
+    BELT_MAX_OUTPOST_SPACES,
     BONUS_SPACES,
     COMPANIES,
     DISPLAY_SPACES,
@@ -39,6 +40,7 @@ from sim.constants import (
 from sim.rng import BOARD_STREAM, seat_stream
 from sim.tables import (
     MAX_ACTION_CARDS,
+    MAX_BELT_TARGETS,
     MAX_CARDS,
     MAX_COLUMNS,
     MAX_LETTERS,
@@ -107,10 +109,12 @@ STATE_FIELDS = [
     ("track_pos", np.int64, (MAX_SEATS, N_COMPANIES), "share marker of each seat on each company track"),
     ("sector_owner", np.int64, (MAX_SECTORS + 1,), "company with an outpost in the sector, or -1 (0 unused)"),
     ("owned", np.uint64, (N_COMPANIES,), "sector mask of each company's outposts (the same facts as sector_owner)"),
+    ("occupied", np.uint64, (), "sector mask of every outpost (the union of owned)"),
+    ("reach", np.uint64, (N_COMPANIES,), "sector mask each company reaches: touches_mask, its outposts' neighbours"),
     ("vacant", np.int64, (N_COMPANIES, MAX_COLUMNS), "vacant home spaces of each station column"),
     ("value", np.int64, (N_COMPANIES,), "company value (visible coin icons)"),
     ("vacant_sum", np.int64, (N_COMPANIES,), "vacant home spaces of each company"),
-    ("order_dirty", np.int64, (), "1 when a station changed since order/rank were sorted"),
+    ("order_dirty", np.int64, (), "1 until order/rank are sorted (ensure_order); then station_add keeps them sorted"),
     ("order", np.int64, (N_COMPANIES,), "companies, most valuable first (companies_by_value)"),
     ("rank", np.int64, (N_COMPANIES,), "position of each company in order"),
     ("action_deck_len", np.int64, (), "cards in the action-card deck"),
@@ -159,6 +163,12 @@ STATE_FIELDS = [
     ("cards_lost", np.int64, (MAX_SEATS,), ""),
     ("plans_lost", np.int64, (MAX_SEATS,), ""),
     ("outposts_ousted_by_luna", np.int64, (MAX_SEATS,), ""),
+    # the Belt side (reference.BeltState; unused on the Moon): slots of each target, filled lowest first
+    # int8 (companies and seats fit): every game resets these bytes, Moon games too
+    ("belt_owner", np.int8, (MAX_BELT_TARGETS + 1, BELT_MAX_OUTPOST_SPACES),
+     "company of the piece on each slot of each Belt target, or -1 (0 unused)"),
+    ("belt_placer", np.int8, (MAX_BELT_TARGETS + 1, BELT_MAX_OUTPOST_SPACES), "seat that placed it, or -1"),
+    ("shuttles_left", np.int64, (N_COMPANIES,), "shuttles in each company's shuttle column"),
 ]
 # Written before read in every game (a pile beyond its length, this round's plan, the output rows).
 SCRATCH_FIELDS = [

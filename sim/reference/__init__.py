@@ -19,6 +19,8 @@ The package, in the order its modules build on each other (each imports only tho
 - ``luna``: Luna's deck and tokens, her tank and upload markers, a card's actions, her majority values,
   her planning and turns;
 - ``players``: the scripted players (below);
+- ``belt``: the Belt side of the board (SPEC section 7): its setup, Luna's expansion clause by clause,
+  the scripted players' habit there;
 - ``game``: setup, the round, final scoring and one whole game (``play_game``).
 
 This module re-exports their public names, so ``from sim import reference; reference.play_game(...)``
@@ -50,6 +52,13 @@ is ``floor(steps_by_round[round] * strength + carry)``, the fraction carried to 
 """
 
 from sim.constants import SLOT_LETTERS
+from sim.reference.belt import (
+    expand_company_belt,
+    luna_belt_point,
+    player_belt_piece,
+    setup_belt,
+    within_reach,
+)
 from sim.reference.board import (
     advance_track,
     column_coins,
@@ -118,6 +127,8 @@ from sim.reference.state import (
     NO_CARD,
     NO_COMPANY,
     NOBODY,
+    BeltRules,
+    BeltState,
     GameState,
     LunaState,
     PlayerState,
@@ -134,6 +145,8 @@ __all__ = [
     "NO_CARD",
     "NO_COMPANY",
     "SLOTS",
+    "BeltRules",
+    "BeltState",
     "GameResult",
     "GameState",
     "LunaState",
@@ -156,6 +169,7 @@ __all__ = [
     "draw_luna_card",
     "end_luna_actions",
     "expand_company",
+    "expand_company_belt",
     "farthest_behind",
     "final_scores",
     "fire_token",
@@ -163,6 +177,7 @@ __all__ = [
     "gain_card",
     "gain_helium",
     "lead_margins",
+    "luna_belt_point",
     "luna_majority_values",
     "luna_turn",
     "majority_values",
@@ -173,6 +188,7 @@ __all__ = [
     "plan_player",
     "play_game",
     "play_round",
+    "player_belt_piece",
     "player_bonus",
     "player_buy",
     "player_expand",
@@ -192,9 +208,11 @@ __all__ = [
     "seat_counters",
     "seat_shares",
     "select_companies",
+    "setup_belt",
     "setup_game",
     "setup_luna",
     "table_score",
     "take_column",
     "take_display_card",
+    "within_reach",
 ]

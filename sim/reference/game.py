@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sim.columns import SEAT_NUMERIC
@@ -16,6 +17,7 @@ from sim.constants import (
     SLOT_LETTERS,
 )
 from sim.gamedata import StartingToken
+from sim.reference.belt import setup_belt
 from sim.reference.board import (
     advance_track,
     company_value,
@@ -87,11 +89,14 @@ def setup_game(rules: Rules, seed: int, game: int) -> tuple[GameState, list[Stre
         refill_plan_row(state, row)
     for _ in range(min(rules.research.special_face_up_at_start, len(state.special_plans))):
         flip_special_plan(state)
-    for company in range(N_COMPANIES):
-        for sector in rules.station_touches[company][: rules.setup_outposts]:
-            column = take_column(rules, state, company)
-            state.station_vacant[company][column] += 1
-            state.sector_owner[sector] = company
+    if rules.belt is not None:
+        setup_belt(rules, state)
+    else:
+        for company in range(N_COMPANIES):
+            for sector in rules.station_touches[company][: rules.setup_outposts]:
+                column = take_column(rules, state, company)
+                state.station_vacant[company][column] += 1
+                state.sector_owner[sector] = company
 
     for seat_index, seat in enumerate(config.seats):
         if seat.kind == "luna":
@@ -305,12 +310,21 @@ class GameResult:
     state: GameState
 
 
-def play_game(rules: Rules, seed: int, game: int, detail: bool = False) -> GameResult:
-    """Play one complete game of ``rules.config`` with the streams of (seed, game)."""
+def play_game(rules: Rules, seed: int, game: int, detail: bool = False,
+              check: Callable[[GameState], None] | None = None) -> GameResult:
+    """Play one complete game of ``rules.config`` with the streams of (seed, game).
+
+    ``check``, if given, is called with the state after setup and after every round (it may raise to
+    stop the game; ``sim.invariants.round_checker`` is the one ``--check-invariants`` uses).
+    """
     state, rngs = setup_game(rules, seed, game)
+    if check is not None:
+        check(state)
     records = {seat: [] for seat in rules.config.luna_seats} if detail else None
     for _ in range(rules.config.rounds):
         play_round(rules, state, rngs, records)
+        if check is not None:
+            check(state)
     rows = []
     for seat, scores in enumerate(final_scores(rules, state)):
         fields = scores | seat_counters(state, seat)

@@ -26,6 +26,7 @@ from sim.gamedata import (
     GainHelium,
     PlaceBonusMarker,
 )
+from sim.reference.belt import expand_company_belt
 from sim.reference.board import (
     advance_track,
     companies_by_value,
@@ -227,12 +228,13 @@ def expand_chosen(rules: Rules, state: GameState, seat: int, chosen: list[int], 
     ``more_valuable_first`` expands them one at a time, most valuable first by the values taken now.
     """
     lowest = action.sector == "min"
+    expand = expand_company if rules.belt is None else expand_company_belt
     if rules.readings["multi_expand_order"] == "more_valuable_first" and len(chosen) > 1:
         by_value = companies_by_value(rules, state)
         for company in sorted(chosen, key=by_value.index):
-            expand_company(rules, state, seat, [company], action.count, lowest=lowest)
+            expand(rules, state, seat, [company], action.count, lowest=lowest)
     else:
-        expand_company(rules, state, seat, chosen, action.count, lowest=lowest)
+        expand(rules, state, seat, chosen, action.count, lowest=lowest)
 
 
 def apply_reveal(rules: Rules, state: GameState, seat: int, card: int) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from sim.constants import ACTION_KINDS, BONUS_COLUMNS, DISPLAY_SPACES, MAJORITY_TYPES, N_COMPANIES, N_RESOURCE_TYPES
+from sim.reference.belt import player_belt_piece
 from sim.reference.board import (
     advance_track,
     companies_by_value,
@@ -142,6 +143,11 @@ def player_expand(rules: Rules, state: GameState, seat: int, steps: int) -> None
     company = min(range(N_COMPANIES), key=lambda c: (-shares[c], by_value.index(c)))
     player = state.seats[seat].player
     for _ in range(max(1, math.floor(steps * rules.player_model.expand_outposts_per_step))):
+        if rules.belt is not None:  # the Belt side (sim/reference/belt.py)
+            if not player_belt_piece(rules, state, seat, company):
+                return
+            player.outposts_placed += 1
+            continue
         column = take_column(rules, state, company)
         vacant = [s for s in reachable_sectors(rules, state, company) if state.sector_owner[s] == NO_COMPANY]
         if column < 0 or not vacant:

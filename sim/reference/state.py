@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sim.beltdata import BeltData
 from sim.config import GameConfig
-from sim.constants import MAJORITY_TYPES, N_RESOURCE_TYPES, N_SLOTS, RESEARCH_ROW_SPACES, RESEARCH_ROWS
+from sim.constants import COMPANIES, MAJORITY_TYPES, N_RESOURCE_TYPES, N_SLOTS, RESEARCH_ROW_SPACES, RESEARCH_ROWS
 from sim.gamedata import GameData, Profile
 
 NO_CARD = -1
@@ -105,6 +106,7 @@ class GameState:
     specials_flipped: int  # how many special plans have been flipped face up
     bonus_space_owner: list[list[int]]  # [3][4]: seat whose bonus marker is there, or NOBODY
     seats: list[SeatState]
+    belt: BeltState | None = None  # the Belt, when the game is played on it (then no sector is used)
     round: int = 0
     scientist_space_owner: int = NOBODY  # seat whose marker is on the scientist majority space
     sector_placer: list[int] = field(default_factory=lambda: [NOBODY] * 25)  # seat that placed each outpost
@@ -170,3 +172,42 @@ class Rules:
                          for seat in config.seats]
         humans = sum(seat.kind == "scripted" for seat in config.seats)
         self.player_markers = self.player_model.bonus_markers_by_humans[max(humans, 1) - 1]
+        self.belt = BeltRules(data.belt) if config.board == "belt" else None  # None: the Moon side
+
+
+# ---------------------------------------------------------------- the Belt side (SPEC section 7)
+# Targets are numbered 1-20 as on the board (index 0 unused); an asteroid's outpost spaces are its slots
+# 0..capacity-1, filled lowest first; a shuttle space has one slot.
+
+
+class BeltRules:
+    """The Belt data, unpacked into plain lists (read-only during play)."""
+
+    def __init__(self, belt: BeltData) -> None:
+        targets = belt.spaces.targets
+        self.count = len(targets)
+        self.asteroid = [False] + [target.kind == "asteroid" for target in targets]
+        self.capacity = [0] + [target.capacity for target in targets]
+        self.adjacent = [[]] + [sorted(target.adjacent) for target in targets]
+        self.touches = [sorted(belt.stations.touches[company]) for company in COMPANIES]
+        self.shuttles = belt.stations.shuttles
+        self.setup_outposts = belt.stations.setup_outposts
+        self.outpost_reward = belt.rewards.outpost_space
+        self.shuttle_reward = belt.rewards.shuttle_space
+
+
+@dataclass
+class BeltState:
+    """The Belt during a game: who holds each slot of each target, who placed it, the shuttle columns."""
+
+    owner: list[list[int]]  # [target][slot]: company of the outpost/shuttle there, or NO_COMPANY
+    placer: list[list[int]]  # [target][slot]: seat that placed it (NOBODY for setup pieces or vacant)
+    shuttles_left: list[int]  # per company: shuttles still in its station's shuttle column
+
+    @classmethod
+    def empty(cls, rules: BeltRules) -> BeltState:
+        """A Belt with no piece on it and full shuttle columns."""
+        return cls(owner=[[NO_COMPANY] * size for size in rules.capacity],
+                   placer=[[NOBODY] * size for size in rules.capacity],
+                   shuttles_left=[rules.shuttles] * len(COMPANIES))
+

@@ -1,7 +1,8 @@
 """The two engines behind one call shape, for rules tests that run a clause on both.
 
 ``REFERENCE`` calls ``sim.reference``; ``NUMBA`` runs the numba kernel of the same rule on the same
-reference state, through :mod:`tests.rules.numba_bridge`, and writes the result back into it, so a test
+reference state, through :mod:`tests.rules.numba_bridge` (the Belt's clauses through
+:mod:`tests.rules.numba_belt`), and writes the result back into it, so a test
 asserts the same hand-traced values on either. Every method takes ``rules`` first (the numba side needs
 the tables), also where the reference function does without. Only the clauses a test drives are here;
 whole games (``play_game``) are compared engine against engine in ``tests/test_engine_exactness.py``.
@@ -13,6 +14,7 @@ from sim import reference as ref
 from sim.constants import ACTION_KINDS, SLOT_LETTERS
 from sim.invariants import assert_invariants
 
+from . import numba_belt as belt
 from . import numba_bridge as nb
 
 
@@ -95,6 +97,9 @@ class NumbaEngine:
     def expand_company(self, rules, state, seat, companies, points, lowest):
         nb.run(rules, state, None, nb.EXPAND, seat, points, int(lowest), chosen=list(companies))
 
+    def expand_company_belt(self, rules, state, seat, companies, points, lowest):
+        belt.run(rules, state, belt.EXPAND, seat, points, int(lowest), chosen=list(companies))
+
     # ---------------------------------------------------------------- cards
 
     def resolve_card(self, rules, state, seat, card, slot):
@@ -141,6 +146,9 @@ class NumbaEngine:
         nb.run(rules, state, None, nb.PLAYER_INVEST, seat, steps)
 
     def player_expand(self, rules, state, seat, steps):
+        if rules.belt is not None:  # the Belt's pieces travel through the Belt bridge
+            belt.run(rules, state, belt.PLAYER_EXPAND, seat, steps)
+            return
         nb.run(rules, state, None, nb.PLAYER_EXPAND, seat, steps)
 
     def player_helium(self, rules, state, seat, steps):
@@ -162,6 +170,8 @@ class NumbaEngine:
 
     def setup_game(self, rules, seed, game):
         """The kernel's setup, written over the reference's (which supplies only what the record lacks)."""
+        if rules.belt is not None:
+            return belt.setup_game(rules, seed, game)
         state, rngs = ref.setup_game(rules, seed, game)
         nb.setup(rules, seed, game, state, rngs)
         return state, rngs

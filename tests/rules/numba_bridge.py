@@ -6,10 +6,11 @@ the engine's modules move, merge or rename a kernel, re-point the imports below 
 ``_apply``; nothing else in the tests changes.
 
 How a rule is run on the numba side (``run``): the reference state is written into a fresh state record
-(``to_record``), the derived caches the kernels keep beside the facts (owner masks, company values,
-vacant counts, the value order) are rebuilt by the kernels' own helpers, one kernel function runs on
-the record, and every field the record holds is written back into the same reference objects
-(``from_record``), so a test asserts on the reference state exactly as it does for the reference engine.
+(``to_record``), the derived caches the kernels keep beside the facts (owner, occupied and reach masks,
+company values, vacant counts, the value order) are rebuilt by the kernels' own helpers, one kernel
+function runs on the record, and every field the record holds is written back into the same reference
+objects (``from_record``), so a test asserts on the reference state exactly as it does for the
+reference engine.
 
 Facts only the reference keeps, and how they come back:
 
@@ -55,11 +56,12 @@ from sim.fast.board import (
     return_column,
     select_companies,
     set_owner,
-    station_add,
+    station_totals,
     take_column,
 )
 from sim.fast.game import final_scores, play_round, preparation, setup_template
 from sim.fast.game import setup as setup_game  # the bridge's own setup() below would shadow it
+from sim.fast.invariants import CHECK_NAMES, check_scores, check_state
 from sim.fast.luna import (
     TANK,
     UPLOAD,
@@ -113,12 +115,16 @@ def _apply(tables, state, op, a, b, c, d, e):
     st = state[0]
     if op == SYNC:  # rebuild the caches the kernels keep beside the facts, with their own helpers
         st.owned[:] = 0
+        st.occupied = 0
+        st.reach[:] = t.touches_mask
         for sector in range(1, t.n_sectors + 1):
             owner = st.sector_owner[sector]
             st.sector_owner[sector] = -1
-            set_owner(st, sector, owner)
+            set_owner(t, st, sector, owner)
         for company in range(4):
-            station_add(t, st, company, 0, 0)
+            station_totals(t, st, company)
+        st.order_dirty = 1
+        ensure_order(t, st)
         return 0
     if op == GAIN_HELIUM or op == PLAYER_HELIUM:  # one marker mover for Luna and scripted seats
         move_marker(t, st, a, TANK, b)
@@ -565,3 +571,15 @@ def round_records(rules: ref.Rules, rec: np.ndarray) -> dict[int, ref.RoundRecor
             grade2_by_token=row[column["grade2_by_token"]], deck_size_start=row[column["deck_size_start"]],
             helium=row[column["helium"]], research=row[column["research"]], cash=row[column["cash"]])
     return records
+
+
+# ---------------------------------------------------------------- the engine's own invariant checks
+
+
+def invariant_report(rules: ref.Rules, rec: np.ndarray, final: bool = False) -> tuple[str, int | None, int]:
+    """The numba engine's first broken invariant of ``rec``: (check name, seat or None for the board, round).
+
+    ``("none", None, round)`` when every invariant holds; ``final``: the end-of-game score check on the
+    record's result rows instead of the state checks."""
+    check, seat, rnd = (check_scores if final else check_state)(tables_for(rules)[0], rec[0])
+    return CHECK_NAMES[check], None if seat < 0 else int(seat), int(rnd)

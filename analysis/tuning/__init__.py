@@ -1,0 +1,15 @@
+"""Tuning Luna's levels: the numbers a designer may change, and how much each one matters.
+
+Modules
+-------
+parameters
+    The tunable numbers of Luna's raw data as named parameters with valid ranges, the overlay that sets
+    them, why a set of values cannot be played, and the overlay file writer.
+targets, search, evaluate, tune, output
+    ``luna-balance tune``: the target file, the racing search over integer parameters, the candidates'
+    data and metrics, the search per level, and the output directory (``tuned.toml``, ``tuning.csv``,
+    ``report.html``).
+
+Submodules are not imported here, so ``import analysis.tuning.parameters`` pulls in neither pandas nor
+matplotlib.
+"""

@@ -1,0 +1,65 @@
+"""What a sensitivity run measures, with its defaults: pandas-free, so the command line's parser can read it.
+
+See :mod:`analysis.tuning.sensitivity` for the measurement itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sim.config import ConfigError, parse_seat
+from sim.constants import LEVELS
+from sim.engines import check_engine
+from sim.gamedata import GameData
+
+#: Paired games per change by default: level 8 (the most changes) against scripted:balanced, cards included,
+#: took 1 min 12 s on 2 cores shared with other work (25 s of CPU; README, Commands); the score's paired
+#: intervals are then about ±0.02 CrypCoin for most card changes and ±0.8 for the widest.
+DEFAULT_GAMES = 10_000
+DEFAULT_OPPONENT = "scripted:balanced@1"
+DEFAULT_SEED = 1
+SCORE_METRIC, WIN_METRIC = "luna_mean_score", "luna_win_rate"  # the names ``tune`` targets use
+
+
+@dataclass(frozen=True)
+class SensitivityOptions:
+    """What to measure: one level, against an opponent or alone, how many games from which seed."""
+
+    level: int
+    opponent: str | None = DEFAULT_OPPONENT  # a scripted seat, or None for Luna alone
+    games: int = DEFAULT_GAMES
+    seed: int = DEFAULT_SEED
+    engine: str = "numba"
+    cards: bool = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.level, bool) or self.level not in LEVELS:
+            raise ConfigError(f"--level: must be one of {LEVELS[0]}-{LEVELS[-1]}, got {self.level!r}")
+        if self.games < 2:
+            raise ConfigError(f"--games: must be at least 2 (a paired interval needs two games), got {self.games}")
+        check_engine(self.engine)
+
+    @property
+    def seats(self) -> str:
+        return f"{self.opponent},luna:{self.level}" if self.opponent else f"luna:{self.level}"
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return (SCORE_METRIC, WIN_METRIC) if self.opponent else (SCORE_METRIC,)
+
+
+def parse_opponent(text: str, data: GameData) -> str | None:
+    """``--opponent``: a scripted seat (``scripted:<profile>[@strength]``) or ``none``."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        seat = parse_seat(text, data.players.profiles)
+    except ConfigError as error:
+        raise ConfigError(str(error).replace("--seats:", "--opponent:", 1)) from None
+    if seat.kind != "scripted":
+        raise ConfigError(f"--opponent: {text!r} is not a scripted seat (scripted:<profile>[@strength] or none)")
+    if data.players.profiles[seat.profile].passive:
+        raise ConfigError(f"--opponent: {seat.profile!r} is passive and never wins; choose an active profile")
+    return text.strip()
+
+

@@ -1,0 +1,232 @@
+"""The tuner's output directory: ``tuned.toml``, ``tuning.csv``, ``report.html`` and a manifest.
+
+:func:`run_tune` checks the output directory first, then tunes (:func:`analysis.tuning.tune.tune`) and
+writes the files into a temporary directory moved into place whole, so a failed or interrupted tuning
+leaves nothing behind.
+
+- ``tuned.toml``: the overlay of the tuned data (the starting overlay, if any, with every tuned value),
+  accepted as is by ``--overlay`` and ``study --variant``.
+- ``tuning.csv``: every evaluation of every race (:data:`TUNING_COLUMNS` around one column per free
+  parameter), then per level its ``start`` and ``tuned`` values measured on the full game count.
+- ``report.html`` (with ``report.md``, ``tables/``, ``figures/``; :mod:`analysis.render`): the levels'
+  metric before and after, with 95 % intervals and the targets, and which parameters moved.
+- ``manifest.json``: the settings, so the run can be repeated (and so a later tuning may replace it).
+
+The ladder figure lives here rather than in :mod:`analysis.plots`, because only the tuner draws it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from analysis.plotting import legend, level_ticks, new_figure, styled
+from analysis.render import Section, atomic_write, write_report
+from analysis.tuning.parameters import write_overlay
+from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED, Measure, distance
+from analysis.tuning.targets import read_targets
+from analysis.tuning.tune import GoalResult, TuneResult, start_data, tune
+from sim.gamedata import load_game_data
+from sim.run import package_versions, replace_directory, start_output
+
+TUNED_FILE = "tuned.toml"
+TUNING_FILE = "tuning.csv"
+MANIFEST_FILE = "manifest.json"
+#: Columns of tuning.csv before and after the parameter columns.
+TUNING_COLUMNS = ("level", "race", "stage", "games")
+MEASURE_COLUMNS = ("metric", "value", "ci_low", "ci_high", "target", "tolerance", "distance", "status")
+LADDER_COLUMNS = ("level", "metric", "target", "tolerance", "before", "before_low", "before_high", "after",
+                  "after_low", "after_high", "met", "moved")
+
+SECTIONS = (
+    Section("ladder", "The levels before and after",
+            "Each level's metric measured on the same games before and after tuning, with 95 % intervals; the "
+            "black bar is the target and the band its tolerance. A ladder's ends and fixed levels are measured, "
+            "not moved: their bars show where the even ladder would put them.", ("ladder",)),
+    Section("moved", "What moved", "The parameters the search changed, from their starting value to the tuned one.",
+            ("moved",)),
+    Section("search", "The search",
+            "Per level: the races run (one per move, the last one confirming no neighbour is closer), the "
+            "candidates evaluated and the games the last stage played each. Every evaluation is in tuning.csv.",
+            ("search",)),
+)
+
+
+def _measure_row(measure: Measure, result: GoalResult, status: str, race: bool = False) -> dict[str, object]:
+    target, label = result.goal.target, result.goal.metric.label
+    if race and result.race_target is not None:
+        target, label = result.race_target, result.race_label
+    return {"metric": label, "value": measure.value, "ci_low": measure.low,
+            "ci_high": measure.high, "target": target, "tolerance": result.goal.tolerance,
+            "distance": np.nan if target is None else distance(measure, target), "status": status}
+
+
+def tuning_table(result: TuneResult) -> pd.DataFrame:
+    """Every evaluation (one row each), then each level's start and tuned values on the full game count."""
+    names = [name for goal_result in result.results for name in goal_result.names]
+    rows = []
+    for goal_result in result.results:
+        level = goal_result.goal.level
+        for trial in goal_result.search.trials:
+            values = dict(zip(goal_result.names, trial.point, strict=True))
+            rows.append({"level": level, "race": trial.race, "stage": trial.stage, "games": trial.measure.games,
+                         **values, **_measure_row(trial.measure, goal_result, trial.status, race=True)})
+        for status, point, measure in (("start", goal_result.search.start, goal_result.before),
+                                       ("tuned", goal_result.search.best, goal_result.after)):
+            if not goal_result.goal.free and status == "start":
+                continue
+            rows.append({"level": level, "race": np.nan, "stage": np.nan, "games": measure.games,
+                         **dict(zip(goal_result.names, point, strict=True)),
+                         **_measure_row(measure, goal_result, status if goal_result.goal.free else "measured")})
+    frame = pd.DataFrame(rows, columns=[*TUNING_COLUMNS, *names, *MEASURE_COLUMNS])
+    return frame.astype({"race": "Int64", "stage": "Int64", **{name: "Int64" for name in names}})
+
+
+def ladder_table(result: TuneResult) -> pd.DataFrame:
+    """Per level: target, the metric before and after with intervals, whether it is met, and what moved."""
+    rows = []
+    for goal_result in result.results:
+        goal = goal_result.goal
+        moved = "; ".join(f"{name} {before}->{after}" for name, before, after in goal_result.moved())
+        rows.append({"level": goal.level, "metric": goal.metric.label, "target": goal.target,
+                     "tolerance": goal.tolerance, "before": goal_result.before.value,
+                     "before_low": goal_result.before.low, "before_high": goal_result.before.high,
+                     "after": goal_result.after.value, "after_low": goal_result.after.low,
+                     "after_high": goal_result.after.high, "met": goal_result.met,
+                     "moved": moved if goal.free else "(not moved)"})
+    return pd.DataFrame(rows, columns=list(LADDER_COLUMNS))
+
+
+def moved_table(result: TuneResult) -> pd.DataFrame:
+    """One row per parameter that changed."""
+    rows = [{"level": goal_result.goal.level, "parameter": name, "before": before, "after": after}
+            for goal_result in result.results for name, before, after in goal_result.moved()]
+    return pd.DataFrame(rows, columns=["level", "parameter", "before", "after"])
+
+
+def search_table(result: TuneResult) -> pd.DataFrame:
+    """Per tuned level: races, evaluations, distinct candidates and the full game count."""
+    rows = [{"level": goal_result.goal.level, "moves": goal_result.search.moves,
+             "races": len({trial.race for trial in goal_result.search.trials}),
+             "evaluations": len(goal_result.search.trials),
+             "candidates": len({trial.point for trial in goal_result.search.trials}), "games": result.games}
+            for goal_result in result.results if goal_result.goal.free]
+    return pd.DataFrame(rows, columns=["level", "moves", "races", "evaluations", "candidates", "games"])
+
+
+@styled
+def plot_tuned_ladder(ladder: pd.DataFrame) -> Figure:
+    """The metric per level before (grey) and after (blue) tuning, with intervals, targets and tolerance bands.
+
+    Parameters
+    ----------
+    ladder
+        :func:`ladder_table`'s table; one panel per metric.
+
+    Returns
+    -------
+    Figure
+    """
+    metrics = list(dict.fromkeys(ladder["metric"]))
+    figure, axes = new_figure(1, len(metrics), width=max(7.0, 5.0 * len(metrics)))
+    for ax, metric in zip(axes.flat, metrics, strict=True):
+        rows = ladder[ladder["metric"] == metric].sort_values("level")
+        levels = rows["level"].to_numpy(dtype=float)
+        for offset, column, color, label in ((-0.12, "before", "0.55", "before"), (0.12, "after", "C0", "after")):
+            centre = rows[column].to_numpy(dtype=float)
+            errors = np.vstack([centre - rows[f"{column}_low"].to_numpy(dtype=float),
+                                rows[f"{column}_high"].to_numpy(dtype=float) - centre])
+            ax.errorbar(levels + offset, centre, yerr=errors, marker="o", linestyle="-", capsize=3, color=color,
+                        label=label)
+        targets = rows[rows["target"].notna()]
+        for index, (level, target, tolerance) in enumerate(targets[["level", "target", "tolerance"]].itertuples(
+                index=False, name=None)):
+            ax.add_patch(Rectangle((level - 0.3, target - tolerance), 0.6, 2 * tolerance, color="0.2", alpha=0.12,
+                                   linewidth=0))
+            ax.hlines(target, level - 0.3, level + 0.3, color="black", linewidth=1.4,
+                      label="target ± tolerance" if index == 0 else None)
+        level_ticks(ax, rows["level"])
+        ax.set_xlabel("Luna's level")
+        ax.set_ylabel(metric)
+        ax.set_title(metric)
+        legend(ax, loc="best")
+    return figure
+
+
+def _manifest(result: TuneResult) -> dict[str, object]:
+    return {"command": "tune", "target_file": result.targets.path, "name": result.targets.name,
+            "games": result.games, "seed": result.seed, "engine": result.engine, "overlay": result.start_overlay,
+            "levels": [goal_result.goal.level for goal_result in result.results], "versions": package_versions()}
+
+
+def write_tuning(result: TuneResult, directory: str | Path) -> None:
+    """Write the output files of a tuning into ``directory`` (the caller moves it into place)."""
+    root = Path(directory)
+    description = (result.targets.description or f"Tuned by luna-balance tune from {result.targets.path} "
+                   f"({result.games} games per candidate, seed {result.seed}).")
+    write_overlay(root / TUNED_FILE, result.overlay, f"tuned: {result.targets.name}", description)
+    atomic_write(root / TUNING_FILE, tuning_table(result).to_csv(index=False, lineterminator="\n"))
+    ladder = ladder_table(result)
+    tables = {"ladder": ladder, "moved": moved_table(result), "search": search_table(result)}
+    tuned = [goal_result for goal_result in result.results if goal_result.goal.free]
+    met = sum(goal_result.met for goal_result in tuned)
+    introduction = (f"Target file {result.targets.path}: {len(tuned)} level(s) tuned, {met} within tolerance of the "
+                    f"target; {result.games} games per candidate on a race's last stage, seed {result.seed}, "
+                    f"engine {result.engine}. The tuned data: {TUNED_FILE} (use it with --overlay or "
+                    "study --variant).")
+    write_report(root, tables, {"ladder": plot_tuned_ladder(ladder)}, title=f"Tuning: {result.targets.name}",
+                 sections=SECTIONS, introduction=introduction,
+                 captions={"ladder": "The tuned metric per level, before and after, with 95 % intervals"})
+    atomic_write(root / MANIFEST_FILE, json.dumps(_manifest(result), indent=2) + "\n")
+
+
+def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE_GAMES, seed: int = DEFAULT_TUNE_SEED,
+             engine: str = "numba", overlay: str | Path | None = None,
+             log: Callable[[str], None] | None = None, progress: Callable[[str], None] | None = None) -> TuneResult:
+    """Read a target file, tune, and write ``out`` (``tuned.toml``, ``tuning.csv``, ``report.html``) atomically.
+
+    Parameters
+    ----------
+    target_file
+        The TOML target file (:mod:`analysis.tuning.targets`).
+    out
+        The output directory; an earlier tuning's directory there is replaced whole.
+    games, seed, engine
+        As :func:`tune`.
+    overlay
+        An overlay file to start from instead of the shipped data; ``tuned.toml`` includes it.
+    log
+        Called with a line per finished level.
+    progress
+        Called with a line per race.
+
+    Raises
+    ------
+    DataError
+        A bad target file or overlay (``file: field: problem``).
+    sim.run.OutputPathError
+        No directory can be written at ``out`` (checked before any game is played).
+    """
+    if games < 1:
+        raise ValueError(f"--games: must be at least 1, got {games}")
+    start_overlay, raw_luna = start_data(overlay)
+    profiles = load_game_data(start_overlay or None).players.profiles
+    targets = read_targets(target_file, raw_luna, profiles)
+    out = Path(out)
+    temporary = start_output(out)
+    try:
+        result = tune(targets, start_overlay, raw_luna, games, seed, engine, log=log,
+                      overlay_source=None if overlay is None else str(overlay), progress=progress)
+        write_tuning(result, temporary)
+        replace_directory(temporary, out)
+    finally:
+        if temporary.exists():
+            shutil.rmtree(temporary, ignore_errors=True)
+    return result

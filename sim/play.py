@@ -1,0 +1,173 @@
+"""Play games in memory: the numbers of a run directory without writing one, for the tuner and notebooks.
+
+:func:`play` plays games ``first_game .. first_game + games - 1`` with the streams of (seed, g), exactly
+as ``simulate`` does (``sim/run.py``), so ``play(...).frame()`` equals the ``seats.parquet`` of a run
+with the same seats, seed, data and options, whatever engine, chunk size or thread count either used.
+It returns a :class:`Played`: the engine's columns (``sim.columns.Chunk``) with the data and
+configuration that produced them, read per game (:meth:`Played.column`), summarised as ``simulate
+--aggregate-only`` summarises (:meth:`Played.summary`) or as the run directory's per-game rows
+(:meth:`Played.frame`; pandas is imported only there).
+
+The data and the table compilation are the caller's to reuse: pass ``data`` (``sim.gamedata.GameData``)
+to play many configurations of one variant without reading the files again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from sim.columns import SEAT_NUMERIC, Chunk
+from sim.config import DEFAULT_START_BONUS, GameConfig, Seat, parse_seats
+from sim.constants import DEFAULT_BOARD, ROUNDS
+from sim.engines import engine_function
+from sim.gamedata import GameData, load_game_data
+from sim.run import seats_table
+from sim.summary import StreamingSummary
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_PER_SEAT_COLUMNS = ("game", "seat", *SEAT_NUMERIC)  # what Played.column can read
+
+
+@dataclass(frozen=True)
+class Played:
+    """Games played in memory: the engine's columns with the data and configuration that produced them."""
+
+    data: GameData
+    config: GameConfig
+    seed: int
+    first_game: int
+    chunk: Chunk  # one row per game and seat, games in order, seats in order within a game
+
+    @property
+    def games(self) -> int:
+        """The number of games played."""
+        return int(self.chunk.seats["seat"].size) // len(self.config.seats)
+
+    def column(self, name: str, seat: int | None = None) -> np.ndarray:
+        """One value per game, in game order, of the per-seat column ``name`` for one seat.
+
+        Parameters
+        ----------
+        name : str
+            ``"game"``, ``"seat"`` or a name of ``sim.columns.SEAT_NUMERIC`` (e.g. ``"score_total"``,
+            ``"won"``).
+        seat : int, optional
+            The seat index; by default Luna's seat (an error when the table has none or several).
+
+        Returns
+        -------
+        numpy.ndarray
+            A read-only view of the engine's column (int64, or float64 for ``won``).
+
+        Raises
+        ------
+        ValueError
+            An unknown column, a seat the table does not have, or no single Luna seat to default to.
+        """
+        if name not in _PER_SEAT_COLUMNS:
+            raise ValueError(f"column: unknown per-seat column {name!r} (e.g. score_total, won, cash)")
+        n_seats = len(self.config.seats)
+        if seat is None:
+            if len(self.config.luna_seats) != 1:
+                raise ValueError(f"column: seat: {self.config.seats_label} has {len(self.config.luna_seats)} "
+                                 "Luna seats; name the seat")
+            seat = self.config.luna_seats[0]
+        if not isinstance(seat, int | np.integer) or not 0 <= seat < n_seats:
+            raise ValueError(f"column: seat: must be a seat index 0-{n_seats - 1}, got {seat!r}")
+        values = self.chunk.seats[name][int(seat)::n_seats]
+        values.flags.writeable = False  # a view of the engine's column, which summary() and frame() read too
+        return values
+
+    def summary(self) -> pa.Table:
+        """Per seat and column: count, sum, mean, sd, min and max, as ``aggregate.parquet`` of ``--aggregate-only``.
+
+        Returns
+        -------
+        pyarrow.Table
+            The table ``sim.summary.StreamingSummary.tables`` builds (``.to_pandas()`` for a frame).
+        """
+        summary = StreamingSummary()
+        summary.update(self.chunk.seats)
+        aggregate, _ = summary.tables(self.config)
+        return aggregate
+
+    def frame(self) -> pd.DataFrame:
+        """The per-game rows as ``seats.parquet`` holds them (same columns, dtypes and order), as a DataFrame."""
+        return seats_table(self.config, self.chunk).to_pandas()
+
+
+def _as_int(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+        raise ValueError(f"{name}: must be an integer of at least {low}, got {value!r}")
+    return int(value)
+
+
+def play(seats: str | Sequence[Seat], games: int, seed: int = 0, *, overlay: str | Path | Mapping | None = None,
+         data: GameData | None = None, engine: str = "numba", rounds: int = ROUNDS,
+         start_bonus: str = DEFAULT_START_BONUS, board: str = DEFAULT_BOARD, first_game: int = 0,
+         detail: bool = False) -> Played:
+    """Play games ``first_game .. first_game + games - 1`` in memory, as ``simulate`` plays them.
+
+    Parameters
+    ----------
+    seats : str or sequence of Seat
+        ``"scripted:balanced@1,luna:5"`` (as ``--seats``) or the parsed seats.
+    games : int
+        How many games, at least 1.
+    seed : int
+        The run seed; game ``g`` draws from the streams of (seed, g), as in a run directory.
+    overlay : str, Path or mapping, optional
+        An overlay file, or a mapping of the same shape (``{"luna": ..., "moon": ..., "players": ...}``).
+    data : GameData, optional
+        Already loaded data (e.g. a variant built once and played many times); not with ``overlay``.
+    engine : str
+        ``"numba"`` (threads as numba's settings say) or ``"reference"``; both give the same numbers.
+    rounds, start_bonus, board : int, str, str
+        As ``--rounds``, ``--start-bonus`` and ``--board``.
+    first_game : int
+        The number of the first game, so a caller can add games to ones played before.
+    detail : bool
+        Also keep Luna's per-round rows (``chunk.rounds``).
+
+    Returns
+    -------
+    Played
+
+    Raises
+    ------
+    ValueError
+        A bad argument (one line); ``sim.gamedata.DataError`` for a bad overlay.
+    """
+    games = _as_int("games", games, 1)
+    first_game = _as_int("first_game", first_game, 0)
+    if not isinstance(seed, int | np.integer) or isinstance(seed, bool):
+        raise ValueError(f"seed: must be an integer, got {seed!r}")
+    if overlay is not None and data is not None:
+        raise ValueError("overlay: give an overlay or loaded data, not both")
+    play_chunk = engine_function(engine)
+    if data is None:
+        data = load_game_data(overlay)
+    if isinstance(seats, str):
+        seats = parse_seats(seats, data.players.profiles)
+    for seat in seats:
+        if not isinstance(seat, Seat):
+            raise ValueError(f"seats: {seat!r} is not a Seat (or give the seats as text, e.g. 'luna:5')")
+        if seat.kind == "scripted" and seat.profile not in data.players.profiles:
+            raise ValueError(f"seats: unknown scripted profile {seat.profile!r} "
+                             f"(known: {', '.join(sorted(data.players.profiles))})")
+    config = GameConfig(seats=tuple(seats), rounds=rounds, start_bonus=start_bonus, board=board)
+    try:
+        # The numba engine compiles and checks its tables in this call (once for all the games); what it
+        # cannot play is a ValueError of one problem per line.
+        chunk = play_chunk(data, config, int(seed), first_game, games, bool(detail))
+    except ValueError as error:
+        raise ValueError(f"--engine {engine}: " + "; ".join(str(error).splitlines())) from None
+    return Played(data=data, config=config, seed=int(seed), first_game=first_game, chunk=chunk)

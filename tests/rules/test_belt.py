@@ -1,0 +1,246 @@
+"""The Belt side of the board (SPEC 7; sim/reference/belt.py): Luna's expansion clause by clause, the
+scripted players' habit, setup, and the invariants. Each test writes out the Belt it builds.
+
+Belt reminders (belt.toml, modelled): targets 1-20, k adjacent to k-1 and k+1; odd = asteroids with
+outpost spaces 1:2 3:3 5:2 7:3 9:2 11:2 13:3 15:2 17:3 19:2, even = shuttle spaces (1 shuttle). Stations
+touch astrogo 1 2 | tawac 6 7 | skymine 11 12 | minerva 16 17; 4 shuttles per station. Setup: one
+outpost per company on the lowest asteroid its station touches: astrogo 1, tawac 7, skymine 11,
+minerva 17. Within reach = touched by the station, holding a company piece, or next to one.
+Notation below: ``3: [A, T, -]`` = asteroid 3 holds an astrogo and a tawac outpost, one space vacant;
+``2: T`` = a tawac shuttle on shuttle space 2.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sim import reference as ref
+from sim.config import GameConfig, parse_seats
+from sim.invariants import assert_invariants, check_invariants
+
+from .helpers import ASTROGO, MINERVA, SKYMINE, TAWAC, assign_sides, game_data
+
+A, T, S, M = ASTROGO, TAWAC, SKYMINE, MINERVA
+SETUP = {1: [A], 7: [T], 11: [S], 17: [M]}
+
+
+def _game(pieces, seats="luna:2", vacancies=None, engine=ref):
+    """A Belt game after setup, its Belt overwritten: ``pieces`` maps target -> companies on it."""
+    config = GameConfig(seats=parse_seats(seats), start_bonus="none", board="belt")
+    rules = ref.Rules(game_data(), config)
+    state, _ = engine.setup_game(rules, 11, 0)
+    assign_sides(rules, state, "A1", "B1", "C1", "D1")
+    set_belt(rules, state, pieces, vacancies)
+    return rules, state, len(state.seats) - 1
+
+
+def set_belt(rules, state, pieces, vacancies=None):
+    """Every target vacant but ``pieces``; shuttle columns and station vacancies follow from the pieces
+    (outposts taken one by one from the main column, unless ``vacancies`` gives a company's)."""
+    belt = rules.belt
+    state.belt = ref.BeltState.empty(belt)
+    for target, companies in pieces.items():
+        assert len(companies) <= belt.capacity[target]
+        state.belt.owner[target][: len(companies)] = companies
+    for company in range(4):
+        shuttles = sum(pieces.get(t, []).count(company) for t in range(1, belt.count + 1) if not belt.asteroid[t])
+        state.belt.shuttles_left[company] = belt.shuttles - shuttles
+        outposts = sum(pieces.get(t, []).count(company) for t in range(1, belt.count + 1) if belt.asteroid[t])
+        if vacancies and company in vacancies:
+            assert sum(vacancies[company]) == outposts
+            state.station_vacant[company] = list(vacancies[company])
+            continue
+        state.station_vacant[company] = [0] * rules.columns
+        for _ in range(outposts):
+            state.station_vacant[company][ref.take_column(rules, state, company)] += 1
+    assert_invariants(rules, state)
+
+
+def held(state, target):
+    return [owner for owner in state.belt.owner[target] if owner != ref.NO_COMPANY]
+
+
+def test_setup_places_one_outpost_on_the_lowest_touched_asteroid(engine):
+    config = GameConfig(seats=parse_seats("luna:2"), start_bonus="none", board="belt")
+    rules = ref.Rules(game_data(), config)
+    state, _ = engine.setup_game(rules, 11, 0)
+    assert {t: held(state, t) for t in range(1, 21) if held(state, t)} == SETUP
+    assert state.station_vacant == [[1, 0, 0]] * 4 and state.belt.shuttles_left == [4] * 4
+    assert state.sector_owner.count(ref.NO_COMPANY) == len(state.sector_owner)  # no Moon outpost
+    assert_invariants(rules, state)
+
+
+def test_a_vacant_shuttle_space_and_a_new_asteroid_are_targets_a_held_asteroid_is_not(engine):
+    # 1: [A, -], 2: A. Astrogo reaches 1 2 3. Targets: 3 (new asteroid); 1 is vacant but already
+    # astrogo's, 2 is taken. MIN -> 3 (a broken clause 1 would take 1).
+    rules, state, seat = _game({**SETUP, 2: [A]})
+    engine.expand_company_belt(rules, state, seat, [A], 1, lowest=True)
+    assert held(state, 3) == [A] and held(state, 1) == [A]
+    assert state.station_vacant[A] == [2, 0, 0] and state.belt.shuttles_left[A] == 3
+    assert state.seats[seat].luna.outposts_placed == 1 and state.seats[seat].cash == 1  # no reward
+    assert_invariants(rules, state)
+
+
+@pytest.mark.parametrize(("lowest", "target", "shuttles_left", "vacant"), [
+    (True, 2, 2, [1, 0, 0]),   # MIN: the shuttle space 2, a shuttle from the column
+    (False, 5, 3, [2, 0, 0]),  # MAX: the new asteroid 5, an outpost from the main column
+])
+def test_min_takes_the_lowest_target_max_the_highest(lowest, target, shuttles_left, vacant, engine):
+    # 1: [A, -], 4: A. Astrogo reaches 1 2 (station) and 3 4 5 (next to its shuttle on 4).
+    # Targets: 2 (vacant shuttle space), 3 and 5 (new asteroids); not 1 (held), not 4 (taken).
+    rules, state, seat = _game({**SETUP, 4: [A]})
+    engine.expand_company_belt(rules, state, seat, [A], 1, lowest=lowest)
+    assert held(state, target) == [A]
+    assert state.belt.shuttles_left[A] == shuttles_left and state.station_vacant[A] == vacant
+    assert_invariants(rules, state)
+
+
+def test_two_points_follow_the_reach_they_open(engine):
+    # Setup Belt: astrogo reaches 1 2. MIN: shuttle on 2; then 2 opens 3: outpost on 3.
+    rules, state, seat = _game(SETUP)
+    engine.expand_company_belt(rules, state, seat, [A], 2, lowest=True)
+    assert held(state, 2) == [A] and held(state, 3) == [A] and state.belt.shuttles_left[A] == 3
+    assert state.seats[seat].luna.outposts_placed == 2
+
+
+@pytest.mark.parametrize(("shuttles", "target"), [(True, 2), (False, 13)])
+def test_with_no_shuttle_left_the_target_must_be_an_asteroid(shuttles, target, engine):
+    # Astrogo's 4 shuttles on 14 16 18 20 (none left), 1: [A, -]. Reach: 1 2 (station), 13 15 17 19
+    # (next to the shuttles). Shuttle space 2 is vacant, but with no shuttle the target must be an
+    # asteroid: MIN -> 13. For contrast, with one shuttle back in the column (20 empty) MIN -> 2.
+    pieces = {**SETUP, 14: [A], 16: [A], 18: [A], 20: [A]}
+    if shuttles:
+        del pieces[20]
+    rules, state, seat = _game(pieces)
+    engine.expand_company_belt(rules, state, seat, [A], 1, lowest=True)
+    assert held(state, target) == [A]
+    assert state.belt.shuttles_left[A] == 0
+    assert state.station_vacant[A] == ([1, 0, 0] if shuttles else [2, 0, 0])
+    assert_invariants(rules, state)
+
+
+@pytest.mark.parametrize(("lowest", "target"), [(True, 1), (False, 3)])
+def test_no_target_then_a_vacant_space_of_an_asteroid_already_held(lowest, target, engine):
+    # 1: [A, -], 2: T, 3: [A, -, -], 4: T. Astrogo reaches 1 2 3 4: no vacant shuttle space, no new
+    # asteroid. Clause 5: a vacant outpost space of a held asteroid, MIN 1 / MAX 3 (nobody is ousted).
+    rules, state, seat = _game({**SETUP, 2: [T], 3: [A], 4: [T]})
+    engine.expand_company_belt(rules, state, seat, [A], 1, lowest=lowest)
+    assert held(state, target) == [A, A]
+    assert state.seats[seat].luna.ousted == 0 and held(state, 2) == [T] and held(state, 4) == [T]
+    assert state.station_vacant[A] == [3, 0, 0]
+    assert_invariants(rules, state)
+
+
+@pytest.mark.parametrize(("lowest", "target", "tawac_vacant", "tawac_shuttles"), [
+    (True, 3, [2, 0, 0], 3),   # MIN: tawac's outpost on 3 goes home; astrogo's outpost takes its space
+    (False, 4, [3, 0, 0], 4),  # MAX: tawac's shuttle on 4 goes back to its column; astrogo's shuttle
+])
+def test_nothing_vacant_within_reach_ousts_the_lowest_or_highest_piece(lowest, target, tawac_vacant,
+                                                                       tawac_shuttles, engine):
+    # 1: [A, A], 2: A, 3: [A, T, T], 4: T. Astrogo reaches 1 2 3 4, all full. The only reachable
+    # rival is tawac (pieces on 3 and 4). Tawac before: outposts on 3 3 7 ([3, 0, 0]), 3 shuttles left.
+    rules, state, seat = _game({1: [A, A], 2: [A], 3: [A, T, T], 4: [T], 7: [T], 11: [S], 17: [M]})
+    engine.expand_company_belt(rules, state, seat, [A], 1, lowest=lowest)
+    assert sorted(held(state, target)).count(A) == (2 if target == 3 else 1)
+    assert state.station_vacant[T] == tawac_vacant and state.belt.shuttles_left[T] == tawac_shuttles
+    assert state.seats[seat].luna.ousted == 1 and state.seats[seat].luna.outposts_placed == 1
+    assert_invariants(rules, state)
+
+
+@pytest.mark.parametrize(("positions", "victim"), [([0, 3, 1, 0], S), ([0, 1, 3, 0], T)])
+def test_the_ousted_piece_is_of_the_company_she_is_farthest_behind_on(positions, victim, engine):
+    # 1: [A, S], 2: T. Astrogo reaches 1 2, both full; rivals tawac (shuttle on 2) and skymine
+    # (outpost on 1). Solo, her margin is her own marker: the smaller one is farthest behind.
+    rules, state, seat = _game({1: [A, S], 2: [T], 7: [T], 11: [S], 17: [M]})
+    state.track_position[seat] = positions
+    engine.expand_company_belt(rules, state, seat, [A], 1, lowest=True)
+    if victim == S:  # skymine's outpost on 1 home ([2, 0, 0] -> [1, 0, 0]), astrogo's outpost there
+        assert held(state, 1) == [A, A] and held(state, 2) == [T] and state.station_vacant[S] == [1, 0, 0]
+    else:  # tawac's shuttle back to its column, astrogo's shuttle on 2
+        assert held(state, 1) == [A, S] and held(state, 2) == [A] and state.belt.shuttles_left[T] == 4
+    assert_invariants(rules, state)
+
+
+def test_an_ousted_outpost_goes_to_the_lowest_vacant_space_of_its_main_column(engine):
+    # As above with skymine the victim, but skymine's station is [5, 1, 0] (6 outposts out: 1, 11 and
+    # four on 13 15 19): the main column is column 2 (most vacant with its final space occupied), so the
+    # ousted outpost fills column 2's vacant space: [5, 0, 0] (a broken rule would give [4, 1, 0]).
+    pieces = {1: [A, S], 2: [T], 7: [T], 11: [S], 13: [S, S], 15: [S], 19: [S], 17: [M]}
+    rules, state, seat = _game(pieces, vacancies={S: [5, 1, 0]})
+    state.track_position[seat] = [0, 3, 1, 0]
+    engine.expand_company_belt(rules, state, seat, [A], 1, lowest=True)
+    assert held(state, 1) == [A, A] and state.station_vacant[S] == [5, 0, 0]
+    assert_invariants(rules, state)
+
+
+def test_a_scripted_players_ousted_piece_is_counted(engine):
+    # Seat 0 (scripted) placed tawac's shuttle on 2; 1: [A, A]. Luna ousts it (the only rival).
+    rules, state, seat = _game({1: [A, A], 2: [T], 7: [T], 11: [S], 17: [M]}, seats="scripted:passive,luna:2")
+    state.belt.placer[2][0] = 0
+    engine.expand_company_belt(rules, state, seat, [A], 1, lowest=True)
+    assert state.seats[0].player.outposts_ousted_by_luna == 1 and state.belt.placer[2] == [seat]
+
+
+def test_a_company_with_nothing_to_place_forfeits(engine):
+    # Vacant spaces within reach (2, 3) but astrogo has neither outposts nor shuttles left (station
+    # [5, 5, 5], its 4 shuttles on 14 16 18 20): nothing happens.
+    pieces = {1: [A, A], 3: [A, A, A], 5: [A, A], 9: [A, A], 13: [A, A, A], 15: [A, A], 19: [A],
+              14: [A], 16: [A], 18: [A], 20: [A], 7: [T], 11: [S], 17: [M]}
+    rules, state, seat = _game(pieces)
+    assert state.station_vacant[A] == [5, 5, 5]
+    before = [list(owners) for owners in state.belt.owner]
+    engine.expand_company_belt(rules, state, seat, [A], 2, lowest=True)
+    assert state.belt.owner == before and state.seats[seat].luna.outposts_placed == 0
+
+
+def test_less_valuable_company_expands_first(engine):
+    # Astrogo 1: [A, -], 4: A, 5: [A, A] reaches 1-6; tawac 7: [T, -, -] reaches 6 7 8, with 8: S.
+    # Astrogo has 3 outposts out ([3, 0, 0], 2 coins), tawac 1 ([1, 0, 0], 0 coins): tawac is less
+    # valuable and goes first, MAX: 6. Astrogo then MAX: 3. (Astrogo first would take 6 and leave tawac
+    # its own asteroid 7.)
+    rules, state, seat = _game({**SETUP, 4: [A], 5: [A, A], 8: [S]})
+    engine.expand_company_belt(rules, state, seat, [A, T], 1, lowest=False)
+    assert held(state, 6) == [T] and held(state, 3) == [A] and held(state, 7) == [T]
+
+
+def test_scripted_player_takes_the_lowest_reachable_vacant_target_and_its_reward(engine):
+    # Seat 0 holds astrogo shares; expand with 6 steps = 3 pieces. Astrogo reaches 1 2: 1 has a vacant
+    # outpost space (its own asteroid counts for a player) -> outpost, 1 CrypCoin; then 2 -> shuttle,
+    # 2 CrypCoin; then 3 -> outpost, 1 CrypCoin. Cash 5 + 4.
+    rules, state, _ = _game(SETUP, seats="scripted:balanced,luna:2")
+    state.track_position[0] = [3, 0, 0, 0]
+    engine.player_expand(rules, state, 0, 6)
+    assert held(state, 1) == [A, A] and held(state, 2) == [A] and held(state, 3) == [A]
+    assert state.seats[0].cash == 9 and state.seats[0].player.outposts_placed == 3
+    assert state.belt.placer[2] == [0]
+    assert_invariants(rules, state)
+
+
+def test_scripted_player_never_ousts(engine):
+    # 1: [A, A], 2: T: astrogo reaches 1 2, all full: nothing placed, nothing paid.
+    rules, state, _ = _game({1: [A, A], 2: [T], 7: [T], 11: [S], 17: [M]}, seats="scripted:balanced,luna:2")
+    state.track_position[0] = [3, 0, 0, 0]
+    engine.player_expand(rules, state, 0, 4)
+    assert held(state, 2) == [T] and state.seats[0].cash == 5 and state.seats[0].player.outposts_placed == 0
+
+
+def test_whole_belt_games_keep_the_invariants(check_every_round):
+    # scripted seats and two Lunas over 7 rounds; the conftest checks the invariants after every round
+    config = GameConfig(seats=parse_seats("scripted:balanced,scripted:shares,luna:5,luna:8"), board="belt")
+    rules = ref.Rules(game_data(), config)
+    before = check_every_round.rounds_checked
+    placed = 0
+    for game in range(6):
+        result = ref.play_game(rules, 3, game)
+        placed += sum(row["outposts_placed"] for row in result.seats)
+    assert check_every_round.rounds_checked - before == 6 * 7 and placed > 0
+
+
+def test_the_invariants_catch_a_belt_over_capacity_or_a_lost_shuttle():
+    rules, state, _ = _game(SETUP)
+    state.belt.owner[2], state.belt.placer[2] = [A, A], [-1, -1]  # two shuttles on one shuttle space
+    state.belt.shuttles_left[A] = 2
+    assert "Belt target 2: 2 slots, capacity 1" in check_invariants(rules, state)
+    state.belt.owner[2], state.belt.placer[2] = [A], [-1]
+    state.belt.shuttles_left[A] = 4  # 1 on the Belt + 4 in the column: one shuttle too many
+    assert "astrogo: 1 shuttles on the Belt + 4 in the column != 4" in check_invariants(rules, state)
