@@ -245,6 +245,8 @@ TABLE_FIELDS = [
     ("belt_shuttle_reward", np.int64, (), "CrypCoin for a scripted seat per shuttle placed"),
     # rule readings
     ("rules", np.int64, (len(RULE_SWITCHES),), "code of the reading in force of each switch (RULE_INDEX order)"),
+    ("rules_any", np.int64, (), "1 when any reading is not its switch's first (the kernels then leave their "
+     "default path)"),
 ]
 TABLES_DTYPE = np.dtype([(name, dtype, shape) for name, dtype, shape, _ in TABLE_FIELDS], align=True)
 
@@ -503,6 +505,7 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     t["token_company"][: len(tokens)] = [companies.index(token.company) if token.company else -1 for token in tokens]
     t["token_steps"][: len(tokens)] = [token.steps or 0 for token in tokens]
     t["rules"] = [reading_code(switch, reading) for switch, reading in luna.rules.readings().items()]
+    t["rules_any"] = int(any(t["rules"]))
     if config.board == "belt":
         _belt_tables(t, data)
     return record

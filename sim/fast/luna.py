@@ -1,6 +1,10 @@
 """Luna: her deck, her tank and upload tracks, a card's actions, her majority values, plan and turns.
 
 Each kernel mirrors the ``sim/reference.py`` function named in its docstring.
+
+Rule readings (SPEC section 8): ``plan_luna``, ``luna_turn``, ``resolve_card`` and ``end_luna_actions`` run
+the shipped readings on a path of their own and hand over to their general version (``*_readings``,
+``card_ops``) when any reading differs (``tables.rules_any``), so the default game pays one test per call.
 """
 
 from __future__ import annotations
@@ -79,7 +83,7 @@ def draw_luna_card(t, st, seat):
     """``draw_luna_card``: top card; an empty deck is rebuilt first (and, reading ``rebuild = immediate``,
     as soon as the last card is drawn)."""
     n = st.pile_len[seat, DECK]
-    if n > 1:  # the common case, small enough to be inlined where she draws
+    if n > 1 or (n == 1 and t.rules_any == 0):  # the common case, small enough to be inlined where she draws
         st.pile_len[seat, DECK] = n - 1
         return st.piles[seat, DECK, n - 1]
     return _rebuild_and_draw(t, st, seat)
@@ -87,14 +91,15 @@ def draw_luna_card(t, st, seat):
 
 @jit
 def _rebuild_and_draw(t, st, seat):
-    """:func:`draw_luna_card` from a deck of 0 or 1 cards."""
+    """:func:`draw_luna_card` from an empty deck, or its last card when a reading may rebuild it at once."""
     if st.pile_len[seat, DECK] == 0:
         rebuild_deck(t, st, seat)
-        if st.pile_len[seat, DECK] == 0:
-            return NO_CARD
-    st.pile_len[seat, DECK] -= 1
-    card = st.piles[seat, DECK, st.pile_len[seat, DECK]]
-    if st.pile_len[seat, DECK] == 0 and t.rules[RULE_REBUILD] == REBUILD_IMMEDIATE:
+    n = st.pile_len[seat, DECK]
+    if n == 0:
+        return NO_CARD
+    st.pile_len[seat, DECK] = n - 1
+    card = st.piles[seat, DECK, n - 1]
+    if n == 1 and t.rules[RULE_REBUILD] == REBUILD_IMMEDIATE:
         rebuild_deck(t, st, seat)
     return card
 
@@ -155,8 +160,40 @@ def move_marker(t, st, seat, track, steps):
 
 @jit
 def resolve_card(t, st, seat, card, slot):
-    """``resolve_card`` without reveals."""
-    resolve_turn(t, st, seat, card, slot, False)
+    """``resolve_card``: the card's opcode rows top to bottom, as played from ``slot`` (any reading other than
+    the defaults: :func:`resolve_turn`)."""
+    if t.rules_any:
+        resolve_turn(t, st, seat, card, slot, False)
+        return
+    st.n_chosen = 0
+    for op in range(t.card_op_start[card], t.card_op_start[card + 1]):
+        code = t.ops[op, 0]
+        count = t.ops[op, 1]
+        if code == OP_GAIN_COIN:
+            st.cash[seat] += count
+        elif code == OP_GAIN_HELIUM:
+            move_marker(t, st, seat, TANK, count)
+        elif code == OP_ADVANCE_RESEARCH:
+            move_marker(t, st, seat, UPLOAD, count)
+        elif code == OP_ADVANCE_COMPANY:
+            select_companies(t, st, seat, t.ops[op, 2], t.ops[op, 3], t.ops[op, 4])
+            for i in range(st.n_chosen):
+                advance_track(t, st, seat, st.chosen[i], count)
+        elif code == OP_EXPAND_COMPANY:
+            if t.board_belt:
+                expand_company_belt(t, st, seat, count, t.ops[op, 2])
+            else:
+                expand_company(t, st, seat, count, t.ops[op, 2])
+        elif code == OP_GAIN_CARD_MATCH:
+            gain_cards(t, st, seat, t.ops[op, OP_SLOT_CELLS + slot])
+        elif code == OP_GAIN_CARD_SHARE:
+            gain_most_valuable_share(t, st, seat)
+        elif code == OP_DISCARD_PLAN_MATCH:
+            discard_plans(st, seat, t.ops[op, 2], t.ops[op, OP_SLOT_CELLS + slot])
+        elif code == OP_DISCARD_SPECIAL:
+            discard_latest_special(t, st, seat)
+        elif code == OP_PLACE_BONUS_MARKER:
+            place_bonus_markers(st, seat, t.ops[op, OP_SLOT_CELLS + slot])
 
 
 @jit
@@ -190,20 +227,26 @@ def resolve_turn(t, st, seat, card, slot, reveals):
         for side in range(N_SIDES):
             if st.majority[seat, side] != NO_CARD:
                 apply_reveal(t, st, seat, st.majority[seat, side])
+    if card != NO_CARD:
+        card_ops(t, st, seat, card, slot, grouped)
+
+
+@jit
+def card_ops(t, st, seat, card, slot, steps_done):
+    """The card's opcode rows top to bottom, as played from ``slot``; with ``steps_done`` its CrypCoin, helium
+    and research rows are skipped (``resolve_turn`` applied them already)."""
     st.n_chosen = 0
-    if card == NO_CARD:
-        return
     for op in range(t.card_op_start[card], t.card_op_start[card + 1]):
         code = t.ops[op, 0]
         count = t.ops[op, 1]
         if code == OP_GAIN_COIN:
-            if not grouped:
+            if not steps_done:
                 st.cash[seat] += count
         elif code == OP_GAIN_HELIUM:
-            if not grouped:
+            if not steps_done:
                 move_marker(t, st, seat, TANK, count)
         elif code == OP_ADVANCE_RESEARCH:
-            if not grouped:
+            if not steps_done:
                 move_marker(t, st, seat, UPLOAD, count)
         elif code == OP_ADVANCE_COMPANY:
             select_companies(t, st, seat, t.ops[op, 2], t.ops[op, 3], t.ops[op, 4])
@@ -286,15 +329,54 @@ def majority_value(t, st, seat, index):
 
 @jit
 def plan_luna(t, st, seat):
-    """``plan_luna``: a card face down in each slot ON when planning starts, and the two majority cards
-    with their reveals (before the slot cards with ``draw_order = majority_first``)."""
-    majority_first = t.rules[RULE_DRAW_ORDER] == MAJORITY_FIRST
+    """``plan_luna``: a card face down in each ON slot, then the two majority cards and their reveals (any
+    reading other than the defaults: :func:`plan_luna_readings`)."""
+    if t.rules_any:
+        plan_luna_readings(t, st, seat)
+        return
+    for slot in range(N_SLOTS):
+        st.slots[seat, slot] = NO_CARD
+        if st.slot_on[seat, slot]:
+            card = draw_luna_card(t, st, seat)
+            st.slots[seat, slot] = card
+            if card != NO_CARD and st.slot_first_round[seat, slot] == 0:
+                st.slot_first_round[seat, slot] = st.round
+    for side in range(N_SIDES):
+        st.majority[seat, side] = draw_luna_card(t, st, seat)
+    for side in range(N_SIDES):
+        if st.majority[seat, side] != NO_CARD:
+            apply_reveal(t, st, seat, st.majority[seat, side])
+    st.next_slot[seat] = 0
+    st.passed[seat] = 0
+
+
+@jit
+def plan_luna_readings(t, st, seat):
+    """``plan_luna`` under any readings (``draw_order = majority_first``: :func:`plan_luna_majority_first`)."""
+    if t.rules[RULE_DRAW_ORDER] == MAJORITY_FIRST:
+        plan_luna_majority_first(t, st, seat)
+        return
+    for slot in range(N_SLOTS):
+        st.slots[seat, slot] = NO_CARD
+        if st.slot_on[seat, slot]:
+            card = draw_luna_card(t, st, seat)
+            st.slots[seat, slot] = card
+            if card != NO_CARD and st.slot_first_round[seat, slot] == 0:
+                st.slot_first_round[seat, slot] = st.round
+    plan_majority(t, st, seat)
+    st.next_slot[seat] = 0
+    st.passed[seat] = 0
+
+
+@jit
+def plan_luna_majority_first(t, st, seat):
+    """``plan_luna`` with ``draw_order = majority_first``: the majority cards and their reveals first, then a
+    card in each slot that was ON when planning started."""
     on = 0
     for slot in range(N_SLOTS):
         if st.slot_on[seat, slot]:
             on |= 1 << slot
-    if majority_first:
-        plan_majority(t, st, seat)
+    plan_majority(t, st, seat)
     for slot in range(N_SLOTS):
         st.slots[seat, slot] = NO_CARD
         if on >> slot & 1:
@@ -302,8 +384,6 @@ def plan_luna(t, st, seat):
             st.slots[seat, slot] = card
             if card != NO_CARD and st.slot_first_round[seat, slot] == 0:
                 st.slot_first_round[seat, slot] = st.round
-    if not majority_first:
-        plan_majority(t, st, seat)
     st.next_slot[seat] = 0
     st.passed[seat] = 0
 
@@ -321,8 +401,36 @@ def plan_majority(t, st, seat):
 
 @jit
 def end_luna_actions(t, st, seat):
-    """``end_luna_actions``: slot cards (A-E order, then shuffled) onto the discard pile; the deciding card's
-    larger majority value sends that side's majority card to the discard pile."""
+    """``end_luna_actions``: slot cards (A-E order, then shuffled) onto the discard pile; the new top card's
+    larger majority value sends that side's majority card to the discard pile (any reading other than the
+    defaults: :func:`end_luna_actions_readings`)."""
+    if t.rules_any:
+        end_luna_actions_readings(t, st, seat)
+        return
+    start = st.pile_len[seat, DISCARD]
+    n = 0
+    for slot in range(N_SLOTS):
+        if st.slots[seat, slot] != NO_CARD:
+            st.piles[seat, DISCARD, start + n] = st.slots[seat, slot]
+            n += 1
+        st.slots[seat, slot] = NO_CARD
+    # shuffling the cards where they land on the pile draws exactly what shuffling them first would
+    shuffle(st, seat_stream(seat), st.piles[seat, DISCARD, start:start + n])
+    st.pile_len[seat, DISCARD] = start + n
+    if n > 0:
+        top = st.piles[seat, DISCARD, start + n - 1]
+        left, right = t.card_majority[top, 0], t.card_majority[top, 1]
+        side = 0 if left > right else 1 if right > left else -1
+        if side >= 0 and st.majority[seat, side] != NO_CARD:
+            discard(st, seat, st.majority[seat, side])
+            st.majority[seat, side] = NO_CARD
+    st.passed[seat] = 1
+
+
+@jit
+def end_luna_actions_readings(t, st, seat):
+    """``end_luna_actions`` under any readings: the deciding card is the new top card, or with
+    ``early_discard_card = discard_pile`` a uniformly random card of the whole pile."""
     start = st.pile_len[seat, DISCARD]
     n = 0
     for slot in range(N_SLOTS):
@@ -350,8 +458,28 @@ def end_luna_actions(t, st, seat):
 
 @jit
 def luna_turn(t, st, seat):
-    """``luna_turn``: flip the leftmost face-down slot card and resolve it (the first turn of the round also
-    carries the reveals with ``reveal_timing = first_turn``); after the rightmost, clean up."""
+    """``luna_turn``: flip the leftmost face-down slot card and resolve it; after the rightmost, clean up (any
+    reading other than the defaults: :func:`luna_turn_readings`)."""
+    if t.rules_any:
+        luna_turn_readings(t, st, seat)
+        return
+    slot = st.next_slot[seat]
+    while slot < N_SLOTS and st.slots[seat, slot] == NO_CARD:
+        slot += 1
+    if slot < N_SLOTS:
+        resolve_card(t, st, seat, st.slots[seat, slot], slot)
+        slot += 1
+        while slot < N_SLOTS and st.slots[seat, slot] == NO_CARD:
+            slot += 1
+    st.next_slot[seat] = slot
+    if slot >= N_SLOTS:
+        end_luna_actions(t, st, seat)
+
+
+@jit
+def luna_turn_readings(t, st, seat):
+    """``luna_turn`` under any readings: the first turn of the round also carries the reveals with
+    ``reveal_timing = first_turn``; ``step_order`` applies."""
     slot = st.next_slot[seat]
     reveals = slot == 0 and t.rules[RULE_REVEAL_TIMING] == REVEAL_FIRST_TURN
     while slot < N_SLOTS and st.slots[seat, slot] == NO_CARD:
@@ -365,4 +493,4 @@ def luna_turn(t, st, seat):
         resolve_turn(t, st, seat, NO_CARD, N_SLOTS, reveals)
     st.next_slot[seat] = slot
     if slot >= N_SLOTS:
-        end_luna_actions(t, st, seat)
+        end_luna_actions_readings(t, st, seat)
