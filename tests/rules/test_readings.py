@@ -124,7 +124,9 @@ def test_the_tables_carry_each_reading_as_its_code(tmp_path, switch):
     codes = compile_tables(data, config)["rules"][0].tolist()
     assert codes == [reading_code(name, data.luna.rules.readings()[name]) for name in RULE_SWITCHES]
     assert codes == [int(name == switch) for name in RULE_SWITCHES]
-    assert compile_tables(game_data(), config)["rules"][0].tolist() == [0] * len(RULE_SWITCHES)
+    assert compile_tables(data, config)["rules_any"][0] == 1  # the kernels leave their default path
+    shipped = compile_tables(game_data(), config)
+    assert shipped["rules"][0].tolist() == [0] * len(RULE_SWITCHES) and shipped["rules_any"][0] == 0
 
 
 # ---------------------------------------------------------------- hand-traced rounds, both engines
