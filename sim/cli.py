@@ -14,6 +14,7 @@ from analysis.study.plan import (
     DEFAULT_GAMES,
     DEFAULT_NAME,
     DEFAULT_PARITY_GAMES,
+    DEFAULT_READINGS_GAMES,
     DEFAULT_RESULTS,
     DEFAULT_SEED,
     DEFAULT_STRENGTHS,
@@ -135,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_study_arguments(study)
     report = commands.add_parser("report", help="rebuild a study's tables, figures and report from its stored runs")
     report.add_argument("study_dir", metavar="DIR", help="study directory written by luna-balance study")
+    readings = commands.add_parser("readings", help="what each rule reading (SPEC 8) changes, per level, paired")
+    _add_readings_arguments(readings)
     sensitivity = commands.add_parser("sensitivity", help="one level's parameters changed one at a time: paired "
                                       "effects on Luna's score and win rate")
     _add_sensitivity_arguments(sensitivity)
@@ -145,6 +148,35 @@ def build_parser() -> argparse.ArgumentParser:
     tune = commands.add_parser("tune", help="move level parameters toward target metrics (a target file)")
     _add_tune_arguments(tune)
     return parser
+
+
+def _add_readings_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8")
+    parser.add_argument("--games", type=int, default=10_000, help="games per level and reading (default %(default)s)")
+    parser.add_argument("--seats", default="", help="seats before Luna, e.g. scripted:balanced (default: Luna alone)")
+    parser.add_argument("--out", required=True, help="directory to write (readings.csv, figures, report.html)")
+    _add_game_options(parser)
+    # one process plays every chunk whole (a level's games with and without each reading): no workers, no chunks
+    parser.set_defaults(workers=None)
+
+
+def command_readings(args: argparse.Namespace) -> int:
+    from analysis.readings import games_to_play, run_readings_dir
+
+    data = load_game_data(args.overlay)
+    levels = parse_levels(args.levels)
+    if args.games < 2:
+        raise ConfigError(f"--games: at least 2 games give an interval, got {args.games}")
+    opponents = parse_seats(args.seats, data.players.profiles) if args.seats else ()
+    if any(seat.kind == "luna" for seat in opponents):
+        raise ConfigError("--seats: only scripted seats sit before Luna here (she is added last, at each level)")
+    GameConfig(seats=(*opponents, *parse_seats("luna:0")), rounds=args.rounds, start_bonus=args.start_bonus,
+               board=args.board)
+    with progress_bar(games_to_play(data, levels, args.games), args.quiet, "readings") as bar:
+        out = run_readings_dir(data, levels, args.games, args.seed, args.out, opponents, args.engine, args.rounds,
+                               args.start_bonus, args.overlay, progress=bar.update, board=args.board)
+    print(f"wrote {out / 'report.html'}")
+    return 0
 
 
 def _add_tune_arguments(parser: argparse.ArgumentParser) -> None:
@@ -213,6 +245,10 @@ def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also find each profile's strength at parity per level (a report section)")
     parser.add_argument("--parity-games", type=int, default=None,
                         help=f"games per strength tried, with --parity (default {DEFAULT_PARITY_GAMES})")
+    parser.add_argument("--readings", action="store_true",
+                        help="also compare every rule reading (SPEC 8) per level, Luna alone (a report section)")
+    parser.add_argument("--readings-games", type=int, default=None,
+                        help=f"games per level and reading, with --readings (default {DEFAULT_READINGS_GAMES})")
     parser.add_argument("--workers", type=int, default=1,
                         help="processes (joblib), or Dask workers (default: the whole cluster); results do not "
                              "depend on it")
@@ -230,11 +266,15 @@ def study_options(args: argparse.Namespace) -> dict[str, Any]:
     """The study options of the command line, parsed and checked (one-line errors naming the option)."""
     if args.parity_games is not None and not args.parity:
         raise StudyError("--parity-games: only with --parity")
+    if args.readings_games is not None and not args.readings:
+        raise StudyError("--readings-games: only with --readings")
+    readings_games = (DEFAULT_READINGS_GAMES if args.readings_games is None else args.readings_games) if args.readings \
+        else 0
     return {"profiles": None if args.profiles is None else parse_profiles(args.profiles),
             "strengths": parse_strengths(args.strengths), "rounds": args.rounds, "start_bonus": args.start_bonus,
             "board": args.board, "parity": args.parity,
             "parity_games": DEFAULT_PARITY_GAMES if args.parity_games is None else args.parity_games,
-            "backend": args.backend, "scheduler": args.scheduler}
+            "backend": args.backend, "scheduler": args.scheduler, "readings_games": readings_games}
 
 
 def study_command_line(args: argparse.Namespace, options: dict[str, Any] | None = None) -> str:
@@ -261,6 +301,8 @@ def study_command_line(args: argparse.Namespace, options: dict[str, Any] | None 
         words += ["--board", options["board"]]
     if options["parity"]:
         words += ["--parity", "--parity-games", str(options["parity_games"])]
+    if options["readings_games"]:
+        words += ["--readings", "--readings-games", str(options["readings_games"])]
     if options["backend"] != "local":
         words += ["--backend", options["backend"], "--scheduler", str(options["scheduler"])]
     words += ["--results-dir", args.results_dir]
@@ -457,7 +499,8 @@ def main(argv: list[str] | None = None) -> int:
     set_compile_notice(not getattr(args, "quiet", False))
     handlers = {"simulate": command_simulate, "levels": command_levels, "study": command_study,
                 "report": command_report, "parity": command_parity, "runs-report": command_runs_report,
-                "campaign": command_campaign, "sensitivity": command_sensitivity, "tune": command_tune}
+                "campaign": command_campaign, "sensitivity": command_sensitivity, "tune": command_tune,
+                "readings": command_readings}
     try:
         clamp_workers(args)
         return handlers[args.command](args)

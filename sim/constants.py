@@ -26,6 +26,18 @@ SLOT_LETTERS = "ABCDE"  # Luna's action slots, left to right
 N_SLOTS = len(SLOT_LETTERS)
 SWITCHED_SLOTS = ("A", "E")  # the slots that start off; a level switches them on in some round
 MAJORITY_SIDES = ("left", "right")  # Luna's two majority slots
+# Rule readings (SPEC section 8): each switch and the readings it may take. Which one is in force is data
+# (luna.toml [rules], what each means and where it comes from is written there); a reading's position
+# in its tuple is its code in the numba tables (sim/tables.py).
+RULE_SWITCHES: dict[str, tuple[str, ...]] = {
+    "start_position": ("add", "place"),
+    "draw_order": ("slots_first", "majority_first"),
+    "reveal_timing": ("planning", "first_turn"),
+    "step_order": ("card_order", "helium_then_research"),
+    "early_discard_card": ("slot_cards", "discard_pile"),
+    "rebuild": ("lazy", "immediate"),
+    "multi_expand_order": ("less_valuable_first", "more_valuable_first"),
+}
 
 # ---------------------------------------------------------------- the board
 

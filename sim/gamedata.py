@@ -44,6 +44,7 @@ from sim.constants import (
     PLAYER_MODEL_FILE,
     PLAYERS_DIR,
     RESEARCH_ROW_SPACES,
+    RULE_SWITCHES,
     SLOT_LETTERS,
 )
 from sim.playerdata import PlayerData, PlayerModel, Profile
@@ -227,9 +228,45 @@ class Level(_Strict):
     start_research: int = Field(ge=0)
 
 
+def _reading(switch: str) -> Any:
+    return Literal[RULE_SWITCHES[switch]]  # type: ignore[valid-type]
+
+
+class LunaRules(_Strict):
+    """The rule readings in force (SPEC section 8; luna.toml ``[rules]`` says what each means)."""
+
+    start_position: _reading("start_position")
+    draw_order: _reading("draw_order")
+    reveal_timing: _reading("reveal_timing")
+    step_order: _reading("step_order")
+    early_discard_card: _reading("early_discard_card")
+    rebuild: _reading("rebuild")
+    multi_expand_order: _reading("multi_expand_order")
+    preset: str = ""  # "" or a name in presets, whose readings replace the switches they name
+    presets: dict[str, dict[str, str]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _known(self) -> LunaRules:
+        for name, readings in self.presets.items():
+            for switch, value in readings.items():
+                if switch not in RULE_SWITCHES:
+                    raise ValueError(f"presets.{name}.{switch}: unknown switch (known: {', '.join(RULE_SWITCHES)})")
+                if value not in RULE_SWITCHES[switch]:
+                    raise ValueError(f"presets.{name}.{switch}: {value!r} is not one of {RULE_SWITCHES[switch]}")
+        if self.preset and self.preset not in self.presets:
+            raise ValueError(f"preset: unknown preset {self.preset!r} (known: {', '.join(self.presets) or 'none'})")
+        return self
+
+    def readings(self) -> dict[str, str]:
+        """Every switch's reading in force: the preset's where it names the switch, else the switch's own."""
+        chosen = self.presets.get(self.preset, {}) if self.preset else {}
+        return {switch: chosen.get(switch, getattr(self, switch)) for switch in RULE_SWITCHES}
+
+
 class LunaData(_Strict):
     board: LunaBoard
     final_scoring: FinalScoring
+    rules: LunaRules
     levels: dict[str, Level]
     cards: list[LunaCard]
 

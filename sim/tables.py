@@ -64,6 +64,7 @@ from sim.constants import (
     N_RESOURCE_TYPES,
     N_SLOTS,
     RESOURCE_TYPES,
+    RULE_SWITCHES,
     SLOT_LETTERS,
     STANDARD_BONUS_CELLS,
 )
@@ -94,6 +95,26 @@ OP_SLOT_CELLS = OP_CELLS + 12  # column of slot A's cell mask; slots B-E follow
 OP_WIDTH = OP_SLOT_CELLS + 5
 
 REVEAL_NONE, REVEAL_HELIUM, REVEAL_RESEARCH = 0, 1, 2
+
+# Rule readings (SPEC section 8): ``rules[RULE_<SWITCH>]`` holds the code of the reading in force, its
+# position in sim.constants.RULE_SWITCHES; the kernels compare it with the code of a non-default reading.
+RULE_INDEX = {switch: index for index, switch in enumerate(RULE_SWITCHES)}
+
+
+def reading_code(switch: str, reading: str) -> int:
+    """The small integer the kernels know ``reading`` of ``switch`` by."""
+    return RULE_SWITCHES[switch].index(reading)
+
+
+RULE_START_POSITION, START_PLACE = RULE_INDEX["start_position"], reading_code("start_position", "place")
+RULE_DRAW_ORDER, MAJORITY_FIRST = RULE_INDEX["draw_order"], reading_code("draw_order", "majority_first")
+RULE_REVEAL_TIMING, REVEAL_FIRST_TURN = RULE_INDEX["reveal_timing"], reading_code("reveal_timing", "first_turn")
+RULE_STEP_ORDER, HELIUM_THEN_RESEARCH = RULE_INDEX["step_order"], reading_code("step_order", "helium_then_research")
+RULE_EARLY_DISCARD, DECIDES_DISCARD_PILE = (RULE_INDEX["early_discard_card"],
+                                           reading_code("early_discard_card", "discard_pile"))
+RULE_REBUILD, REBUILD_IMMEDIATE = RULE_INDEX["rebuild"], reading_code("rebuild", "immediate")
+RULE_MULTI_EXPAND, MORE_VALUABLE_FIRST = (RULE_INDEX["multi_expand_order"],
+                                          reading_code("multi_expand_order", "more_valuable_first"))
 
 # How each advance_company selection picks its companies: (rank by lead?, first position, how many).
 _SELECTIONS = {
@@ -222,6 +243,10 @@ TABLE_FIELDS = [
     ("belt_setup_target", np.int64, (N_COMPANIES,), "the asteroid they go on (the lowest its station touches)"),
     ("belt_outpost_reward", np.int64, (), "CrypCoin for a scripted seat per outpost placed on an asteroid"),
     ("belt_shuttle_reward", np.int64, (), "CrypCoin for a scripted seat per shuttle placed"),
+    # rule readings
+    ("rules", np.int64, (len(RULE_SWITCHES),), "code of the reading in force of each switch (RULE_INDEX order)"),
+    ("rules_any", np.int64, (), "1 when any reading is not its switch's first (the kernels then leave their "
+     "default path)"),
 ]
 TABLES_DTYPE = np.dtype([(name, dtype, shape) for name, dtype, shape, _ in TABLE_FIELDS], align=True)
 
@@ -479,6 +504,8 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     t["token_helium"][: len(tokens)] = [token.helium or 0 for token in tokens]
     t["token_company"][: len(tokens)] = [companies.index(token.company) if token.company else -1 for token in tokens]
     t["token_steps"][: len(tokens)] = [token.steps or 0 for token in tokens]
+    t["rules"] = [reading_code(switch, reading) for switch, reading in luna.rules.readings().items()]
+    t["rules_any"] = int(any(t["rules"]))
     if config.board == "belt":
         _belt_tables(t, data)
     return record

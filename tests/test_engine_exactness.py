@@ -12,7 +12,7 @@ import pytest
 
 from sim.columns import Chunk
 from sim.config import SCRIPTED_PROFILES, GameConfig, parse_seats
-from sim.constants import LEVELS
+from sim.constants import LEVELS, RULE_SWITCHES
 from sim.engines import play_chunk_reference
 from sim.fast import play_chunk_numba
 from sim.gamedata import load_game_data
@@ -402,3 +402,23 @@ def test_refuses_what_it_cannot_play(data, tmp_path):
     # a strength whose action strength the kernels' int64 arithmetic would not hold as the reference does
     with pytest.raises(ValueError, match="steps_by_round x strength"):
         play_chunk_numba(data, config("scripted:shares@1e12,luna:3"), SEED, 0, 5, False)
+
+
+# ---------------------------------------------------------------- rule readings (SPEC section 8)
+
+# each non-default reading alone, the companion-app preset, and every non-default reading at once
+READINGS = {readings[1]: f'{switch} = "{readings[1]}"' for switch, readings in RULE_SWITCHES.items()}
+READINGS |= {"companion-app": 'preset = "companion-app"', "all": "\n".join(READINGS.values())}
+
+
+@pytest.mark.parametrize("reading", list(READINGS))
+def test_rule_reading(tmp_path, reading):
+    path = tmp_path / "reading.toml"
+    path.write_text(f"[luna.rules]\n{READINGS[reading]}\n")
+    data = load_game_data(path)
+    for seats in ("luna:2", "luna:5", "luna:8"):
+        check(data, config(seats), games=150, detail=True)
+    check(data, config("scripted:balanced,luna:7"), games=100)
+    check(data, config("scripted:passive,luna:1,luna:6"), games=100, detail=True)
+    check(data, config("luna:6", board="belt"), games=100, detail=True)
+    check(data, config("scripted:tank,luna:3", board="belt"), games=100)

@@ -273,9 +273,12 @@ def with_parity(plan: StudyPlan, sections: tuple[Section, ...]) -> tuple[Section
 
 def render_study_dir(study_dir: str | Path) -> ReportFiles:
     """Rebuild a study's tables, figures and report from its parts' summaries (no simulation, no game rows)."""
+    from analysis.study.readings_step import add_readings_section
+
     summary = load_summaries(study_dir)
     tables, figures, sections, captions = study_content(summary)
     sections = with_parity(summary.plan, sections)
+    sections = add_readings_section(study_dir, summary.plan, tables, figures, sections, captions)
     return write_report(study_dir, tables, figures, title=f"Luna balance study: {summary.plan.name}",
                         sections=sections, introduction=introduction(summary.plan, summary.manifests),
                         captions=captions)

@@ -50,6 +50,8 @@ DEFAULT_PARITY_GAMES = 10_000
 #: Games per strength tried by the stand-alone ``parity`` command: twice the study's, for the narrower
 #: intervals of the README's parity table, since it searches one profile at a time.
 PARITY_COMMAND_GAMES = 20_000
+#: Games per level and reading of the study's "Rule readings" section (``study --readings``).
+DEFAULT_READINGS_GAMES = 20_000
 #: Bisection width of a strength at parity, shared by the ``parity`` command and the study.
 PARITY_TOLERANCE = 0.01
 #: Version of the study.json layout; bump when its meaning changes.
@@ -171,6 +173,7 @@ class StudyPlan:
     parity_profiles: tuple[str, ...] = ()  # the chosen profiles that can win (passive ones have no parity)
     backend: str = "local"
     scheduler: str | None = None
+    readings_games: int = 0  # games per level and rule reading of the "Rule readings" section; 0: none
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -192,6 +195,7 @@ class StudyPlan:
             "parity_profiles": list(self.parity_profiles),
             "backend": self.backend,
             "scheduler": self.scheduler,
+            "readings_games": self.readings_games,
             "variants": [asdict(variant) for variant in self.variants],
             "parts": [{**asdict(part), "run": part.run} for part in self.parts],
         }
@@ -210,7 +214,8 @@ class StudyPlan:
                    parity_games=int(raw.get("parity_games", DEFAULT_PARITY_GAMES)),
                    parity_profiles=tuple(raw.get("parity_profiles", ())),
                    backend=raw.get("backend", "local"), scheduler=raw.get("scheduler"),
-                   board=raw.get("board", DEFAULT_BOARD))
+                   board=raw.get("board", DEFAULT_BOARD),
+                   readings_games=int(raw.get("readings_games", 0)))
 
     def parity_tasks(self) -> tuple[ParityTask, ...]:
         """The strength-at-parity searches: each parity profile at each level, base first, then each variant."""
@@ -232,6 +237,8 @@ class StudyPlan:
         if self.parity:
             words.append(f"strength at parity of {', '.join(self.parity_profiles) or 'no profile'} "
                          f"({self.parity_games} games per strength tried)")
+        if self.readings_games:
+            words.append(f"rule readings ({self.readings_games} games per level and reading)")
         if self.backend != "local":
             words.append(f"played on the {self.backend} backend at {self.scheduler}")
         return "; ".join(words)
@@ -398,7 +405,7 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
                command: str = "", strengths: Sequence[float] = DEFAULT_STRENGTHS, rounds: int = ROUNDS,
                start_bonus: str = DEFAULT_START_BONUS, parity: bool = False,
                parity_games: int = DEFAULT_PARITY_GAMES, backend: str = "local",
-               scheduler: str | None = None, board: str = DEFAULT_BOARD) -> StudyPlan:
+               scheduler: str | None = None, board: str = DEFAULT_BOARD, readings_games: int = 0) -> StudyPlan:
     """Lay out a study's parts (base first, then each variant's copy of every part) and record its options.
 
     ``profiles`` None means :func:`scripted_profiles`; ``strengths`` are validated like
@@ -412,6 +419,8 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
     if not levels or any(level not in LEVELS for level in levels):
         raise StudyError(f"--levels: need levels between {MIN_LEVEL} and {MAX_LEVEL}, got {list(levels)}")
     check_options(rounds, start_bonus, parity_games, backend, scheduler, board)
+    if readings_games < 0 or readings_games == 1:
+        raise StudyError(f"--readings-games: at least 2 games give an interval, got {readings_games}")
     chosen = scripted_profiles() if profiles is None else check_profiles(profiles)
     strengths = parse_strengths(",".join(str(float(strength)) for strength in strengths))
     base = base_parts(levels, chosen, strengths)
@@ -431,7 +440,7 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
                      start_bonus=start_bonus, board=board, profiles=chosen, strengths=strengths, parity=parity,
                      parity_games=parity_games,
                      parity_profiles=tuple(profile for profile in chosen if profile not in passive),
-                     backend=backend, scheduler=scheduler)
+                     backend=backend, scheduler=scheduler, readings_games=readings_games)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from analysis.study.plan import (
     read_variant,
     summary_record,
 )
+from analysis.study.readings_step import readings_are_finished, readings_games_to_play, run_readings
 from analysis.study.summaries import PartReducer
 from sim.config import DEFAULT_START_BONUS, GameConfig, parse_seats
 from sim.constants import DEFAULT_BOARD, ROUNDS
@@ -163,6 +164,7 @@ def run_study(
     backend: str = "local",
     scheduler: str | None = None,
     keep_games: bool = False,
+    readings_games: int = 0,
 ) -> ReportFiles:
     """Simulate the missing parts of a study and write its report.
 
@@ -209,6 +211,9 @@ def run_study(
         ``"local"`` (joblib processes) or ``"dask"`` (the cluster at ``scheduler``); results do not depend on it.
     scheduler
         Dask scheduler address, with ``backend="dask"``.
+    readings_games
+        With more than 0, a "Rule readings" section: every rule reading against the defaults, Luna alone at
+        each level, this many games per level and reading (``readings/``).
     keep_games
         Also keep every part's per-game rows (``seats.parquet``, ``luna_rounds.parquet``) for
         :func:`analysis.study.load_study`; the report needs only the parts' summaries.
@@ -228,7 +233,8 @@ def run_study(
         say(note)
     plan = plan_study(name, games, seed, levels, engine, [variant for variant, _ in loaded], profiles,
                       command=command, strengths=strengths, rounds=rounds, start_bonus=start_bonus, parity=parity,
-                      parity_games=parity_games, backend=backend, scheduler=scheduler, board=board)
+                      parity_games=parity_games, backend=backend, scheduler=scheduler, board=board,
+                      readings_games=readings_games)
     # Chunks small enough that every thread of the cluster gets some (chunking never changes a number).
     threads = cluster_threads(plan.scheduler) if plan.backend == "dask" and plan.scheduler else workers
     study_dir.mkdir(parents=True, exist_ok=True)
@@ -280,6 +286,9 @@ def run_study(
         if searches:
             with progress_bar(len(searches), quiet, "parity") as bar:
                 run_parity(study_dir, plan, game_data, engine, workers, progress=bar.update)
+        if plan.readings_games and not readings_are_finished(study_dir, plan, game_data[BASE_VARIANT]):
+            with progress_bar(readings_games_to_play(plan, game_data[BASE_VARIANT]), quiet, "readings") as bar:
+                run_readings(study_dir, plan, game_data[BASE_VARIANT], engine, progress=bar.update)
     except KeyboardInterrupt:
         done = sum(part_is_finished(study_dir, plan, part) for part in plan.parts)
         searched = sum(parity_is_finished(study_dir, plan, task) for task in plan.parity_tasks())

@@ -77,6 +77,7 @@ from sim.fast.state import (
     R_SEAT,
     STACK,
 )
+from sim.tables import RULE_START_POSITION, START_PLACE
 
 # ---------------------------------------------------------------- setup
 
@@ -180,9 +181,19 @@ def setup(t, st, seed, game):
             if t.seat_level[seat] < 0 and t.seat_passive[seat]:
                 continue  # a passive seat draws its token but takes nothing
             if t.token_helium[token] > 0:
-                move_marker(t, st, seat, TANK, t.token_helium[token])
+                if not drops_token_helium(t, seat):
+                    move_marker(t, st, seat, TANK, t.token_helium[token])
             else:
                 advance_track(t, st, seat, t.token_company[token], t.token_steps[token])
+
+
+@jit
+def drops_token_helium(t, seat):
+    """``apply_starting_token`` with ``start_position = place``: a Luna seat whose level places her markers
+    (``places_markers``) applies no helium steps of her starting token."""
+    level = t.seat_level[seat]
+    return (level >= 0 and t.rules[RULE_START_POSITION] == START_PLACE
+            and (t.level_start_helium[level] > 0 or t.level_start_research[level] > 0))
 
 
 # ---------------------------------------------------------------- the round

@@ -146,11 +146,24 @@ def setup_luna(rules: Rules, level: int, rng: Stream) -> LunaState:
 
 
 def apply_starting_token(rules: Rules, state: GameState, seat: int, token: StartingToken) -> None:
-    """A starting research token's bonus (tank marker or company track), moved by the usual rules."""
+    """A starting research token's bonus (tank marker or company track), moved by the usual rules.
+
+    Reading ``start_position = place``: at a Luna level with start positions (levels 6-8) the level's
+    placement overrides the token's helium steps, so they are not applied.
+    """
     if token.helium is not None:
+        luna = state.seats[seat].luna
+        if luna is not None and rules.readings["start_position"] == "place" and places_markers(rules, luna.level):
+            return
         move_marker(rules, state, seat, "helium", token.helium)
     else:
         advance_track(rules, state, seat, rules.companies.index(token.company), token.steps)
+
+
+def places_markers(rules: Rules, level: int) -> bool:
+    """Whether the level places her tank and upload markers at setup (a white number: levels 6-8)."""
+    spec = rules.levels[level]
+    return spec.start_helium > 0 or spec.start_research > 0
 
 
 # ---------------------------------------------------------------- the round

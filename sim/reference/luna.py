@@ -43,26 +43,40 @@ SCIENTISTS = MAJORITY_TYPES.index("scientists")  # the type both majority cards 
 # ---------------------------------------------------------------- Luna's deck
 
 
-def draw_luna_card(rules: Rules, state: GameState, seat: int, rng: Stream) -> int:
-    """Top card of her deck; an empty deck is first rebuilt from the discard pile plus one grade-2 card.
+def rebuild_deck(rules: Rules, state: GameState, seat: int, rng: Stream) -> None:
+    """Her empty deck becomes the discard pile plus one grade-2 card (levels >= 2, if any left), shuffled.
 
     Rebuild order: the discard pile from bottom to top, then the grade-2 card on the end, then one
-    Fisher-Yates shuffle of that list.
+    Fisher-Yates shuffle of that list. Nothing happens (and nothing is counted) when the discard pile
+    and the grade-2 stack are both empty.
+    """
+    luna = state.seats[seat].luna
+    if not luna.discard and not luna.grade2_stack:
+        return
+    luna.deck = luna.discard
+    luna.discard = []
+    if rules.levels[luna.level].grade2 and luna.grade2_stack:
+        luna.deck.append(luna.grade2_stack.pop())
+        luna.grade2_by_reshuffle += 1
+    rng.shuffle(luna.deck)
+    luna.reshuffles += 1
+
+
+def draw_luna_card(rules: Rules, state: GameState, seat: int, rng: Stream) -> int:
+    """Top card of her deck; an empty deck is first rebuilt (``rebuild_deck``).
+
+    Reading ``rebuild``: ``lazy`` rebuilds when a card must be drawn from the empty deck; ``immediate``
+    also rebuilds as soon as a draw takes the last card.
     """
     luna = state.seats[seat].luna
     if not luna.deck:
-        if not luna.discard and not luna.grade2_stack:
-            return NO_CARD
-        luna.deck = luna.discard
-        luna.discard = []
-        if rules.levels[luna.level].grade2 and luna.grade2_stack:
-            luna.deck.append(luna.grade2_stack.pop())
-            luna.grade2_by_reshuffle += 1
-        rng.shuffle(luna.deck)
-        luna.reshuffles += 1
+        rebuild_deck(rules, state, seat, rng)
         if not luna.deck:
             return NO_CARD
-    return luna.deck.pop()
+    card = luna.deck.pop()
+    if not luna.deck and rules.readings["rebuild"] == "immediate":
+        rebuild_deck(rules, state, seat, rng)
+    return card
 
 
 def fire_token(state: GameState, seat: int) -> None:
@@ -168,10 +182,26 @@ def place_bonus_marker(state: GameState, seat: int, action: PlaceBonusMarker, sl
                 luna.bonus_markers_placed += 1
 
 
-def resolve_card(rules: Rules, state: GameState, seat: int, card: int, slot: int) -> None:
-    """Carry out a Luna card's action section top to bottom, as played from ``slot``."""
+def resolve_card(rules: Rules, state: GameState, seat: int, card: int, slot: int,
+                 reveals: tuple[int, ...] = ()) -> None:
+    """Carry out a Luna card's action section top to bottom, as played from ``slot``.
+
+    ``reveals``: majority cards whose reveal actions this turn carries (reading ``reveal_timing =
+    first_turn``), before the card's actions; ``card`` may then be ``NO_CARD`` (no slot card to flip).
+    Reading ``step_order = helium_then_research``: the turn's CrypCoin first, then its helium steps
+    summed, then its research steps summed, then the other actions top to bottom.
+    """
+    actions = [rules.cards[c].reveal for c in reveals if rules.cards[c].reveal is not None]
+    if card != NO_CARD:
+        actions += rules.cards[card].actions
+    if rules.readings["step_order"] == "helium_then_research":
+        state.seats[seat].cash += sum(action.count for action in actions if isinstance(action, GainCoin))
+        gain_helium(rules, state, seat, sum(action.count for action in actions if isinstance(action, GainHelium)))
+        advance_research(rules, state, seat,
+                         sum(action.count for action in actions if isinstance(action, AdvanceResearch)))
+        actions = [action for action in actions if not isinstance(action, GainCoin | GainHelium | AdvanceResearch)]
     chosen: list[int] = []  # the companies of the last advance_company, which an expand_company reuses
-    for action in rules.cards[card].actions:
+    for action in actions:
         if isinstance(action, GainCoin):
             state.seats[seat].cash += action.count
         elif isinstance(action, GainHelium):
@@ -183,14 +213,28 @@ def resolve_card(rules: Rules, state: GameState, seat: int, card: int, slot: int
             for company in chosen:
                 advance_track(rules, state, seat, company, action.count)
         elif isinstance(action, ExpandCompany):
-            expand = expand_company if rules.belt is None else expand_company_belt
-            expand(rules, state, seat, chosen, action.count, lowest=action.sector == "min")
+            expand_chosen(rules, state, seat, chosen, action)
         elif isinstance(action, GainCard):
             gain_card(rules, state, seat, action, slot)
         elif isinstance(action, DiscardResearchPlan):
             discard_research_plan(state, seat, action, slot)
         elif isinstance(action, PlaceBonusMarker):
             place_bonus_marker(state, seat, action, slot)
+
+
+def expand_chosen(rules: Rules, state: GameState, seat: int, chosen: list[int], action: ExpandCompany) -> None:
+    """``expand_company`` on the chosen companies, in the order of reading ``multi_expand_order``.
+
+    ``more_valuable_first`` expands them one at a time, most valuable first by the values taken now.
+    """
+    lowest = action.sector == "min"
+    expand = expand_company if rules.belt is None else expand_company_belt
+    if rules.readings["multi_expand_order"] == "more_valuable_first" and len(chosen) > 1:
+        by_value = companies_by_value(rules, state)
+        for company in sorted(chosen, key=by_value.index):
+            expand(rules, state, seat, [company], action.count, lowest=lowest)
+    else:
+        expand(rules, state, seat, chosen, action.count, lowest=lowest)
 
 
 def apply_reveal(rules: Rules, state: GameState, seat: int, card: int) -> None:
@@ -233,49 +277,84 @@ def luna_majority_values(rules: Rules, state: GameState) -> list[int]:
 
 
 def plan_luna(rules: Rules, state: GameState, seat: int, rng: Stream) -> None:
-    """Planning a (a card face down in each ON slot, left to right) and b (majority cards, reveals)."""
+    """Planning a (a card face down in each ON slot, left to right) and b (majority cards, reveals).
+
+    Reading ``draw_order = majority_first``: b before a. The slots ON when planning starts get a card:
+    one a reveal switches ON waits for the next round, as in the rulebook's order.
+    """
     luna = state.seats[seat].luna
+    slot_on = list(luna.slot_on)
+    majority_first = rules.readings["draw_order"] == "majority_first"
+    if majority_first:
+        plan_majority(rules, state, seat, rng)
     for slot in range(N_SLOTS):
         luna.slots[slot] = NO_CARD
-        if luna.slot_on[slot]:
+        if slot_on[slot]:
             luna.slots[slot] = draw_luna_card(rules, state, seat, rng)
             if luna.slots[slot] != NO_CARD and luna.slot_first_round[slot] == 0:
                 luna.slot_first_round[slot] = state.round
-    for side in range(len(luna.majority)):
-        luna.majority[side] = draw_luna_card(rules, state, seat, rng)
-    for card in luna.majority:
-        if card != NO_CARD:
-            apply_reveal(rules, state, seat, card)
+    if not majority_first:
+        plan_majority(rules, state, seat, rng)
     luna.next_turn_slot = 0
     luna.passed = False
 
 
-def luna_turn(rules: Rules, state: GameState, seat: int, rng: Stream) -> None:
-    """Flip her leftmost face-down slot card and resolve it; after the rightmost, clean up and pass."""
+def plan_majority(rules: Rules, state: GameState, seat: int, rng: Stream) -> None:
+    """Planning b: the two majority cards, and their reveals now unless ``reveal_timing = first_turn``."""
     luna = state.seats[seat].luna
+    for side in range(len(luna.majority)):
+        luna.majority[side] = draw_luna_card(rules, state, seat, rng)
+    if rules.readings["reveal_timing"] == "planning":
+        for card in luna.majority:
+            if card != NO_CARD:
+                apply_reveal(rules, state, seat, card)
+
+
+def luna_turn(rules: Rules, state: GameState, seat: int, rng: Stream) -> None:
+    """Flip her leftmost face-down slot card and resolve it; after the rightmost, clean up and pass.
+
+    With ``reveal_timing = first_turn`` her first turn of the round also carries both majority cards'
+    reveal actions (``resolve_card``), even without a slot card to flip.
+    """
+    luna = state.seats[seat].luna
+    reveals: tuple[int, ...] = ()
+    if luna.next_turn_slot == 0 and rules.readings["reveal_timing"] == "first_turn":
+        reveals = tuple(card for card in luna.majority if card != NO_CARD)
     while luna.next_turn_slot < N_SLOTS and luna.slots[luna.next_turn_slot] == NO_CARD:
         luna.next_turn_slot += 1
     if luna.next_turn_slot < N_SLOTS:
         slot = luna.next_turn_slot
-        resolve_card(rules, state, seat, luna.slots[slot], slot)
+        resolve_card(rules, state, seat, luna.slots[slot], slot, reveals)
         luna.cards_played[slot] += 1
         luna.next_turn_slot += 1
         while luna.next_turn_slot < N_SLOTS and luna.slots[luna.next_turn_slot] == NO_CARD:
             luna.next_turn_slot += 1
+    elif reveals:
+        resolve_card(rules, state, seat, NO_CARD, N_SLOTS, reveals)
     if luna.next_turn_slot >= N_SLOTS:
         end_luna_actions(rules, state, seat, rng)
 
 
 def end_luna_actions(rules: Rules, state: GameState, seat: int, rng: Stream) -> None:
     """Shuffle her slot cards (slot order A-E, then Fisher-Yates) onto the discard pile face up; the
-    new top card's larger majority value sends that side's majority card to the discard pile now."""
+    deciding card's larger majority value sends that side's majority card to the discard pile now.
+
+    The deciding card: the new top card (reading ``early_discard_card = slot_cards``), or a uniformly
+    random card of the whole discard pile (``discard_pile``: one ``below(pile size)`` after the shuffle).
+    """
     luna = state.seats[seat].luna
     played = [card for card in luna.slots if card != NO_CARD]
     luna.slots = [NO_CARD] * N_SLOTS
     rng.shuffle(played)
     luna.discard.extend(played)
-    if played:
-        top = rules.cards[luna.discard[-1]].majority
+    decider = NO_CARD
+    if rules.readings["early_discard_card"] == "discard_pile":
+        if luna.discard:
+            decider = luna.discard[rng.below(len(luna.discard))]
+    elif played:
+        decider = luna.discard[-1]
+    if decider != NO_CARD:
+        top = rules.cards[decider].majority
         side = 0 if top.left > top.right else 1 if top.right > top.left else -1
         if side >= 0 and luna.majority[side] != NO_CARD:
             luna.discard.append(luna.majority[side])

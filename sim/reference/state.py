@@ -141,6 +141,7 @@ class Rules:
         self.config = config
         self.board = luna.board
         self.levels = {int(name): level for name, level in luna.levels.items()}
+        self.readings = luna.rules.readings()  # switch -> reading in force (SPEC section 8)
         self.cards = luna.cards
         self.grade1 = [i for i, card in enumerate(luna.cards) if card.grade == 1]
         self.grade2 = [i for i, card in enumerate(luna.cards) if card.grade == 2]

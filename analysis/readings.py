@@ -1,0 +1,242 @@
+"""What each rule reading changes (SPEC section 8): paired differences against the readings in force.
+
+For every level and every *reading* (each switch set alone to each reading other than the one in force,
+and each preset of the data), the same games (same seed, same game numbers: common random numbers) are
+played with and without it, and per Luna seat and game the difference of her total score, final helium
+and research, CrypCoin, and per round her majority values (titanium + carbon + energy + minerals, and
+scientists) is averaged, with a 95 % interval ``mean(d) ± 1.96 · sd(d) / sqrt(n)``. A reading that
+changes nothing in those games shows a difference of exactly 0 with a zero-width interval.
+
+``luna-balance readings`` writes the table (``readings.csv``), a compact figure and ``report.html``
+(:func:`run_readings_dir`, atomically); the study's "Rule readings" section uses :func:`compare_readings`
+and :func:`readings_figure` as well.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from analysis.plotting import new_figure, series_colors, styled
+from analysis.render import Section, write_report
+from sim.columns import Chunk
+from sim.config import DEFAULT_BOARD, GameConfig, Seat, parse_seats
+from sim.constants import MAJORITY_TYPES, RULE_SWITCHES
+from sim.engines import engine_function
+from sim.gamedata import GameData
+from sim.run import package_versions, replace_directory, start_output
+
+GAME_METRICS = {"score_total": "total score", "helium": "final helium", "research": "final research",
+                "cash": "CrypCoin"}  # per-game seat columns compared, and how a reader calls them
+ROUND_METRICS = {"majority_resources": "majority values (titanium+carbon+energy+minerals)",
+                 "majority_scientists": "majority scientists"}  # per round, from the luna_rounds columns
+COLUMNS = ["reading", "switch", "level", "metric", "round", "n", "mean_base", "mean_reading", "diff", "sd",
+           "ci_low", "ci_high"]
+Z95 = 1.959963984540054
+
+
+def readings_to_compare(data: GameData) -> dict[str, dict[str, str]]:
+    """Label -> the switch changes of each reading compared: every switch alone at each reading other than
+    the one in force (``"draw_order=majority_first"``), then each preset (``"preset=companion-app"``)."""
+    rules = data.luna.rules
+    in_force = rules.readings()
+    compared = {f"{switch}={reading}": {switch: reading}
+                for switch, readings in RULE_SWITCHES.items() for reading in readings if reading != in_force[switch]}
+    for name, readings in rules.presets.items():
+        compared[f"preset={name}"] = dict(readings)
+    return compared
+
+
+def with_readings(data: GameData, readings: dict[str, str]) -> GameData:
+    """``data`` with the switches ``readings`` set (and no preset over them)."""
+    rules = data.luna.rules.model_copy(update={**data.luna.rules.readings(), **readings, "preset": ""})
+    return dataclasses.replace(data, luna=data.luna.model_copy(update={"rules": rules}))
+
+
+def _per_seat_game(chunk: Chunk, luna_seats: Sequence[int]) -> dict[str, np.ndarray]:
+    """The compared values of Luna's seats, one row per (game, Luna seat) in chunk order."""
+    seats = chunk.seats
+    mask = np.isin(seats["seat"], luna_seats)
+    values = {metric: seats[metric][mask].astype(np.float64) for metric in GAME_METRICS}
+    rounds = chunk.rounds
+    resources = sum(rounds[f"majority_{name}"] for name in MAJORITY_TYPES if name != "scientists")
+    for metric, column in (("majority_resources", resources), ("majority_scientists", rounds["majority_scientists"])):
+        for rnd in np.unique(rounds["round"]):
+            values[f"{metric}@{rnd}"] = column[rounds["round"] == rnd].astype(np.float64)
+    return values
+
+
+def _difference_rows(base: dict[str, np.ndarray], variant: dict[str, np.ndarray]) -> list[dict]:
+    rows = []
+    for key, before in base.items():
+        metric, _, rnd = key.partition("@")
+        d = variant[key] - before
+        n = len(d)
+        sd = float(d.std(ddof=1)) if n > 1 else float("nan")
+        mean = float(d.mean()) if n else float("nan")
+        half = Z95 * sd / np.sqrt(n) if n > 1 else float("nan")
+        rows.append({"metric": metric, "round": int(rnd) if rnd else 0, "n": n, "mean_base": float(before.mean()),
+                     "mean_reading": float(variant[key].mean()), "diff": mean, "sd": sd,
+                     "ci_low": mean - half, "ci_high": mean + half})
+    return rows
+
+
+def compare_readings(data: GameData, levels: Sequence[int], games: int, seed: int, opponents: Sequence[Seat] = (),
+                     engine: str = "numba", rounds: int = 7, start_bonus: str = "random",
+                     progress: Callable[[int], None] | None = None, board: str = DEFAULT_BOARD) -> pd.DataFrame:
+    """Per level and reading compared, the paired differences (reading minus readings in force).
+
+    Parameters
+    ----------
+    data
+        Game data; its readings in force are the base every reading is compared with.
+    levels
+        Luna's levels; at each she sits last, after ``opponents``.
+    games
+        Games per level (numbered 0 .. games - 1; the same numbers with and without each reading).
+    seed
+        Run seed.
+    opponents
+        Seats before Luna (``parse_seats``); none: Luna alone.
+    engine, rounds, start_bonus, board
+        As for ``simulate``.
+    progress
+        Called with the games just played.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`COLUMNS`: per reading, level, metric and round (0 for a per-game metric) the pairs ``n``,
+        both means, the mean difference, its sd and 95 % interval.
+    """
+    play = engine_function(engine)
+    compared = readings_to_compare(data)
+    rows = []
+    for level in levels:
+        config = GameConfig(seats=(*opponents, *parse_seats(f"luna:{level}")), rounds=rounds, start_bonus=start_bonus,
+                            board=board)
+        base = _per_seat_game(play(data, config, seed, 0, games, True), config.luna_seats)
+        if progress:
+            progress(games)
+        for label, readings in compared.items():
+            chunk = play(with_readings(data, readings), config, seed, 0, games, True)
+            switch = next(iter(readings)) if len(readings) == 1 else "preset"
+            for row in _difference_rows(base, _per_seat_game(chunk, config.luna_seats)):
+                rows.append({"reading": label, "switch": switch, "level": level, **row})
+            if progress:
+                progress(games)
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def games_to_play(data: GameData, levels: Sequence[int], games: int) -> int:
+    """Games :func:`compare_readings` plays (for a progress bar)."""
+    return len(levels) * games * (1 + len(readings_to_compare(data)))
+
+
+def summary_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Reading x level: the total score's difference and interval as ``+1.23 (0.45 to 2.01)`` (a reader's view)."""
+    score = table[table["metric"] == "score_total"]
+    cells = score.assign(cell=[f"{d:+.2f} ({lo:+.2f} to {hi:+.2f})" if sd > 0 else f"{d:+.2f} (none)"
+                               for d, lo, hi, sd in zip(score["diff"], score["ci_low"], score["ci_high"], score["sd"],
+                                                        strict=True)])
+    wide = cells.pivot(index="reading", columns="level", values="cell")
+    wide.columns = [f"L{level}" for level in wide.columns]
+    return wide.reindex(list(dict.fromkeys(score["reading"]))).reset_index()
+
+
+def findings(table: pd.DataFrame) -> list[str]:
+    """One sentence per reading: whether it changes Luna's score at the levels compared, and how much."""
+    sentences = []
+    for reading, rows in table[table["metric"] == "score_total"].groupby("reading", sort=False):
+        if (rows["sd"] == 0).all() and (rows["diff"] == 0).all():
+            sentences.append(f"{reading}: changes nothing in these games (every paired difference is 0).")
+            continue
+        clear = rows[(rows["ci_low"] > 0) | (rows["ci_high"] < 0)]
+        largest = rows.loc[rows["diff"].abs().idxmax()]
+        where = ", ".join(f"L{level}" for level in clear["level"]) or "no level"
+        sentences.append(f"{reading}: Luna's total score moves by {largest['diff']:+.2f} at most (L{largest['level']});"
+                         f" the interval excludes 0 at {where}.")
+    return sentences
+
+
+@styled
+def readings_figure(table: pd.DataFrame) -> Figure:
+    """Paired differences by level (score, helium, research, CrypCoin) and by round (majority values),
+    one series per reading, with their 95 % intervals."""
+    figure, axes = new_figure(2, 3, width=13, height=7)
+    readings = list(dict.fromkeys(table["reading"]))
+    colors = series_colors("reading", readings)
+    panels = [(metric, "level") for metric in GAME_METRICS] + [(metric, "round") for metric in ROUND_METRICS]
+    offsets = np.linspace(-0.3, 0.3, max(len(readings), 1))
+    for ax, (metric, x) in zip(axes.flat, panels, strict=True):
+        rows = table[table["metric"] == metric]
+        if x == "round":  # the mean over the levels compared, so one line per reading
+            rows = rows.groupby(["reading", "round"], sort=False)[["diff", "ci_low", "ci_high"]].mean().reset_index()
+        for offset, reading in zip(offsets, readings, strict=True):
+            series = rows[rows["reading"] == reading]
+            position = series[x] + offset
+            ax.errorbar(position, series["diff"], yerr=[series["diff"] - series["ci_low"],
+                                                        series["ci_high"] - series["diff"]],
+                        fmt="o", markersize=3, color=colors[reading], label=reading)
+        ax.axhline(0, color="grey", linewidth=0.8)
+        ax.set_xticks(sorted(rows[x].unique()))
+        label = GAME_METRICS.get(metric) or ROUND_METRICS[metric]
+        ax.set_title(label if x == "level" else f"{label}, mean over levels", fontsize=9)
+        ax.set_xlabel(x)
+        ax.set_ylabel("difference (reading - in force)")
+    axes[0, 0].legend(fontsize=7)
+    return figure
+
+
+SECTION_TEXT = ("Each reading of an ambiguous rule (SPEC section 8) against the readings in force: the same games"
+                " (same seed and game numbers) played with and without it; differences are per Luna seat and game,"
+                " with 95 % intervals. A reading that changes nothing shows 0 with no interval.")
+
+
+def write_readings_files(table: pd.DataFrame, folder: Path, title: str) -> None:
+    """``readings.csv``, the figure and the report of ``table`` into ``folder``."""
+    table.to_csv(folder / "readings.csv", index=False, lineterminator="\n")
+    text = " ".join([SECTION_TEXT, *findings(table)])
+    write_report(folder, {"readings_score": summary_table(table), "readings": table},
+                 {"readings": readings_figure(table)}, title=title,
+                 sections=[Section("readings", "Rule readings", text, ("readings_score", "readings"))],
+                 captions={"readings": "What each rule reading changes (paired differences, 95 % intervals)"})
+
+
+def run_readings_dir(data: GameData, levels: Sequence[int], games: int, seed: int, out: str | Path,
+                     opponents: Sequence[Seat] = (), engine: str = "numba", rounds: int = 7,
+                     start_bonus: str = "random", overlay: str | None = None,
+                     progress: Callable[[int], None] | None = None, board: str = DEFAULT_BOARD) -> Path:
+    """Compare the readings and write ``out`` atomically (built beside it, moved into place when complete).
+
+    Raises
+    ------
+    sim.run.OutputPathError
+        No directory can be written at ``out`` (checked before any game is played).
+    """
+    out = Path(out)
+    temporary = start_output(out)
+    started = time.perf_counter()
+    try:
+        table = compare_readings(data, levels, games, seed, opponents, engine, rounds, start_bonus, progress, board)
+        write_readings_files(table, temporary, "Luna: what each rule reading changes")
+        manifest = {"config": {"levels": list(levels), "games": games, "seed": seed,
+                               "seats": [seat.label for seat in opponents], "engine": engine, "rounds": rounds,
+                               "start_bonus": start_bonus, "board": board, "overlay": overlay},
+                    "readings_in_force": data.luna.rules.readings(), "compared": readings_to_compare(data),
+                    "data": {"digest": data.digest, "sources": list(data.sources)}, "versions": package_versions(),
+                    "seconds": round(time.perf_counter() - started, 3)}
+        (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        replace_directory(temporary, out)
+    finally:
+        if temporary.exists():
+            shutil.rmtree(temporary, ignore_errors=True)
+    return out

@@ -1,0 +1,112 @@
+"""``luna-balance readings``: paired differences of every rule reading per level, written atomically."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.readings import COLUMNS, compare_readings, readings_to_compare, summary_table, with_readings
+from sim.cli import main
+from sim.config import parse_seats
+from sim.constants import RULE_SWITCHES
+from sim.engines import play_chunk_reference
+from sim.gamedata import load_game_data
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_game_data()
+
+
+def test_every_other_reading_alone_and_the_preset_are_compared(data):
+    compared = readings_to_compare(data)
+    assert list(compared) == [f"{switch}={readings[1]}" for switch, readings in RULE_SWITCHES.items()] + [
+        "preset=companion-app"]
+    assert compared["preset=companion-app"] == {"draw_order": "majority_first", "reveal_timing": "first_turn",
+                                                "step_order": "helium_then_research",
+                                                "early_discard_card": "discard_pile"}
+    assert with_readings(data, compared["rebuild=immediate"]).luna.rules.readings()["rebuild"] == "immediate"
+
+
+def test_paired_differences_are_those_of_the_same_games_played_twice(data):
+    table = compare_readings(data, [5], 40, seed=3, engine="reference")
+    assert list(table.columns) == COLUMNS
+    # by hand: the same 40 games with and without majority_first, Luna's total score per game
+    config_games = play_chunk_reference(data, _config("luna:5"), 3, 0, 40, False)
+    variant = with_readings(data, {"draw_order": "majority_first"})
+    other = play_chunk_reference(variant, _config("luna:5"), 3, 0, 40, False)
+    d = other.seats["score_total"] - config_games.seats["score_total"]
+    row = table[(table["reading"] == "draw_order=majority_first") & (table["metric"] == "score_total")].iloc[0]
+    assert row["n"] == 40 and row["diff"] == pytest.approx(d.mean())
+    half = 1.959963984540054 * d.std(ddof=1) / np.sqrt(40)
+    assert (row["ci_low"], row["ci_high"]) == (pytest.approx(d.mean() - half), pytest.approx(d.mean() + half))
+    # a reading that changes nothing in these games (no level-5 start position) shows exactly 0, no interval
+    place = table[table["reading"] == "start_position=place"]
+    assert (place["diff"] == 0).all() and (place["sd"] == 0).all()
+    rounds = table[table["metric"] == "majority_scientists"]
+    assert sorted(set(rounds["round"])) == list(range(1, 8)) and (rounds["n"] == 40).all()
+    assert summary_table(table).columns.tolist() == ["reading", "L5"]
+
+
+def _config(seats: str):
+    from sim.config import GameConfig
+
+    return GameConfig(seats=parse_seats(seats), rounds=7, start_bonus="random")
+
+
+def test_the_engines_give_the_same_table(data):
+    kwargs = {"levels": [2, 7], "games": 30, "seed": 9, "opponents": parse_seats("scripted:balanced")}
+    reference = compare_readings(data, engine="reference", **kwargs)
+    numba = compare_readings(data, engine="numba", **kwargs)
+    pd.testing.assert_frame_equal(reference, numba)
+
+
+def test_command_writes_csv_figure_report_and_manifest(tmp_path, capsys):
+    out = tmp_path / "readings"
+    assert main(["readings", "--levels", "6", "--games", "20", "--seed", "4", "--engine", "reference",
+                 "--seats", "scripted:tank", "--out", str(out), "--quiet"]) == 0
+    table = pd.read_csv(out / "readings.csv")
+    assert set(table["level"]) == {6} and set(table["reading"]) == set(readings_to_compare(load_game_data()))
+    assert (out / "report.html").stat().st_size > 0 and (out / "figures" / "readings.png").exists()
+    assert "Rule readings" in (out / "report.html").read_text()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["seats"] == ["scripted:tank"] and manifest["readings_in_force"]["rebuild"] == "lazy"
+    assert str(out / "report.html") in capsys.readouterr().out
+
+
+def test_an_overlay_changes_the_readings_compared_against(tmp_path):
+    overlay = tmp_path / "app.toml"
+    overlay.write_text('[luna.rules]\npreset = "companion-app"\n')
+    out = tmp_path / "readings"
+    assert main(["readings", "--levels", "3", "--games", "10", "--engine", "reference", "--overlay", str(overlay),
+                 "--out", str(out), "--quiet"]) == 0
+    table = pd.read_csv(out / "readings.csv")
+    assert "draw_order=slots_first" in set(table["reading"])  # the other reading of a switch the preset set
+    assert "draw_order=majority_first" not in set(table["reading"])
+
+
+@pytest.mark.parametrize(("argv", "problem"), [
+    (["--games", "1"], "--games: at least 2"),
+    (["--levels", "9"], "level"),
+    (["--seats", "scripted:nobody"], "unknown scripted profile"),
+    (["--seats", "luna:3"], "only scripted seats sit before Luna"),
+    (["--seats", "scripted:tank,scripted:tank,scripted:tank,scripted:tank"], "a game has 1 to 4 seats"),
+])
+def test_bad_input_is_one_line_and_exit_2_with_nothing_written(tmp_path, capsys, argv, problem):
+    out = tmp_path / "readings"
+    assert main(["readings", "--engine", "reference", "--out", str(out), "--quiet", *argv]) == 2
+    error = capsys.readouterr().err
+    assert problem in error and error.count("\n") == 1
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_an_unknown_reading_in_an_overlay_is_one_line_and_exit_2(tmp_path, capsys):
+    overlay = tmp_path / "bad.toml"
+    overlay.write_text('[luna.rules]\nrebuild = "sometimes"\n')
+    assert main(["readings", "--games", "10", "--overlay", str(overlay), "--out", str(tmp_path / "r"), "--quiet"]) == 2
+    assert capsys.readouterr().err == (f"luna-balance: {overlay}: luna.rules.rebuild: Input should be 'lazy' or "
+                                       "'immediate'\n")
+    assert not (tmp_path / "r").exists()
