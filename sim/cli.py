@@ -80,15 +80,17 @@ def _add_engine_option(parser: argparse.ArgumentParser) -> None:
                         help="numba (default, fast) or reference (readable); both give identical numbers")
 
 
-def _add_game_options(parser: argparse.ArgumentParser) -> None:
+def _add_game_options(parser: argparse.ArgumentParser, chunks: bool = True) -> None:
+    """Seed, table options, overlay, engine, quiet; with ``chunks`` also how the games are split up."""
     parser.add_argument("--seed", type=int, default=DEFAULT_RUN_SEED, help="run seed (default %(default)s)")
     _add_table_options(parser)
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the shipped data")
     _add_engine_option(parser)
-    parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
-    parser.add_argument("--chunk-size", type=int, default=None,
-                        help=f"games per chunk written (default: as many as fit a chunk's columns in "
-                             f"{CHUNK_MEMORY_BYTES // 2**20} MiB)")
+    if chunks:
+        parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
+        parser.add_argument("--chunk-size", type=int, default=None,
+                            help=f"games per chunk written (default: as many as fit a chunk's columns in "
+                                 f"{CHUNK_MEMORY_BYTES // 2**20} MiB)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -155,9 +157,8 @@ def _add_readings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=10_000, help="games per level and reading (default %(default)s)")
     parser.add_argument("--seats", default="", help="seats before Luna, e.g. scripted:balanced (default: Luna alone)")
     parser.add_argument("--out", required=True, help="directory to write (readings.csv, figures, report.html)")
-    _add_game_options(parser)
-    # one process plays every chunk whole (a level's games with and without each reading): no workers, no chunks
-    parser.set_defaults(workers=None)
+    # one process plays a level's games whole, with and without each reading: no workers, no chunks
+    _add_game_options(parser, chunks=False)
 
 
 def command_readings(args: argparse.Namespace) -> int:
