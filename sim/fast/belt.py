@@ -13,7 +13,14 @@ import numpy as np
 from sim.constants import N_COMPANIES
 from sim.fast._jit import jit
 from sim.fast.bits import highest_sector, lowest_sector, sector_bit
-from sim.fast.board import ensure_order, lead_margins, return_column, station_add, take_column
+from sim.fast.board import (
+    ensure_order,
+    lead_margins,
+    order_chosen_for_expansion,
+    return_column,
+    station_add,
+    take_column,
+)
 from sim.fast.state import NOBODY
 
 _NONE = np.uint64(0)
@@ -168,14 +175,7 @@ def luna_belt_point(t, st, seat, company, lowest):
 def expand_company_belt(t, st, seat, points, lowest):
     """``expand_company_belt`` for the companies in ``chosen``: less valuable first, ``points`` each."""
     ensure_order(t, st)
-    n = st.n_chosen
-    for i in range(n):
-        company = st.chosen[i]
-        j = i
-        while j > 0 and st.rank[st.expand_order[j - 1]] < st.rank[company]:
-            st.expand_order[j] = st.expand_order[j - 1]
-            j -= 1
-        st.expand_order[j] = company
+    n = order_chosen_for_expansion(st)
     for i in range(n):
         company = st.expand_order[i]
         for _ in range(points):

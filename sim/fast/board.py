@@ -246,8 +246,8 @@ def place_outpost(t, st, seat, company, column, target):
 
 
 @jit
-def expand_company(t, st, seat, points, lowest):
-    """``expand_company`` for the companies in ``chosen``: less valuable first, ``points`` outposts each."""
+def order_chosen_for_expansion(st):
+    """``expand_order[:n]`` = the ``n`` chosen companies, less valuable first (by ``rank``); returns ``n``."""
     n = st.n_chosen
     for i in range(n):
         company = st.chosen[i]
@@ -256,6 +256,13 @@ def expand_company(t, st, seat, points, lowest):
             st.expand_order[j] = st.expand_order[j - 1]
             j -= 1
         st.expand_order[j] = company
+    return n
+
+
+@jit
+def expand_company(t, st, seat, points, lowest):
+    """``expand_company`` for the companies in ``chosen``: less valuable first, ``points`` outposts each."""
+    n = order_chosen_for_expansion(st)
     for i in range(n):
         company = st.expand_order[i]
         for _ in range(points):

@@ -165,35 +165,7 @@ def resolve_card(t, st, seat, card, slot):
     if t.rules_any:
         resolve_turn(t, st, seat, card, slot, False)
         return
-    st.n_chosen = 0
-    for op in range(t.card_op_start[card], t.card_op_start[card + 1]):
-        code = t.ops[op, 0]
-        count = t.ops[op, 1]
-        if code == OP_GAIN_COIN:
-            st.cash[seat] += count
-        elif code == OP_GAIN_HELIUM:
-            move_marker(t, st, seat, TANK, count)
-        elif code == OP_ADVANCE_RESEARCH:
-            move_marker(t, st, seat, UPLOAD, count)
-        elif code == OP_ADVANCE_COMPANY:
-            select_companies(t, st, seat, t.ops[op, 2], t.ops[op, 3], t.ops[op, 4])
-            for i in range(st.n_chosen):
-                advance_track(t, st, seat, st.chosen[i], count)
-        elif code == OP_EXPAND_COMPANY:
-            if t.board_belt:
-                expand_company_belt(t, st, seat, count, t.ops[op, 2])
-            else:
-                expand_company(t, st, seat, count, t.ops[op, 2])
-        elif code == OP_GAIN_CARD_MATCH:
-            gain_cards(t, st, seat, t.ops[op, OP_SLOT_CELLS + slot])
-        elif code == OP_GAIN_CARD_SHARE:
-            gain_most_valuable_share(t, st, seat)
-        elif code == OP_DISCARD_PLAN_MATCH:
-            discard_plans(st, seat, t.ops[op, 2], t.ops[op, OP_SLOT_CELLS + slot])
-        elif code == OP_DISCARD_SPECIAL:
-            discard_latest_special(t, st, seat)
-        elif code == OP_PLACE_BONUS_MARKER:
-            place_bonus_markers(st, seat, t.ops[op, OP_SLOT_CELLS + slot])
+    card_ops(t, st, seat, card, slot, False)
 
 
 @jit
@@ -328,41 +300,25 @@ def majority_value(t, st, seat, index):
 # ---------------------------------------------------------------- her round
 
 @jit
-def plan_luna(t, st, seat):
-    """``plan_luna``: a card face down in each ON slot, then the two majority cards and their reveals (any
-    reading other than the defaults: :func:`plan_luna_readings`)."""
-    if t.rules_any:
-        plan_luna_readings(t, st, seat)
-        return
-    for slot in range(N_SLOTS):
-        st.slots[seat, slot] = NO_CARD
-        if st.slot_on[seat, slot]:
-            card = draw_luna_card(t, st, seat)
-            st.slots[seat, slot] = card
-            if card != NO_CARD and st.slot_first_round[seat, slot] == 0:
-                st.slot_first_round[seat, slot] = st.round
-    for side in range(N_SIDES):
-        st.majority[seat, side] = draw_luna_card(t, st, seat)
-    for side in range(N_SIDES):
-        if st.majority[seat, side] != NO_CARD:
-            apply_reveal(t, st, seat, st.majority[seat, side])
-    st.next_slot[seat] = 0
-    st.passed[seat] = 0
+def _draw_into_slot(t, st, seat, slot):
+    """Her deck's top card face down into ``slot``, noting the slot's first round in use."""
+    card = draw_luna_card(t, st, seat)
+    st.slots[seat, slot] = card
+    if card != NO_CARD and st.slot_first_round[seat, slot] == 0:
+        st.slot_first_round[seat, slot] = st.round
 
 
 @jit
-def plan_luna_readings(t, st, seat):
-    """``plan_luna`` under any readings (``draw_order = majority_first``: :func:`plan_luna_majority_first`)."""
-    if t.rules[RULE_DRAW_ORDER] == MAJORITY_FIRST:
+def plan_luna(t, st, seat):
+    """``plan_luna``: a card face down in each ON slot, then the two majority cards and their reveals
+    (``draw_order = majority_first``: :func:`plan_luna_majority_first`)."""
+    if t.rules_any and t.rules[RULE_DRAW_ORDER] == MAJORITY_FIRST:
         plan_luna_majority_first(t, st, seat)
         return
     for slot in range(N_SLOTS):
         st.slots[seat, slot] = NO_CARD
         if st.slot_on[seat, slot]:
-            card = draw_luna_card(t, st, seat)
-            st.slots[seat, slot] = card
-            if card != NO_CARD and st.slot_first_round[seat, slot] == 0:
-                st.slot_first_round[seat, slot] = st.round
+            _draw_into_slot(t, st, seat, slot)
     plan_majority(t, st, seat)
     st.next_slot[seat] = 0
     st.passed[seat] = 0
@@ -380,10 +336,7 @@ def plan_luna_majority_first(t, st, seat):
     for slot in range(N_SLOTS):
         st.slots[seat, slot] = NO_CARD
         if on >> slot & 1:
-            card = draw_luna_card(t, st, seat)
-            st.slots[seat, slot] = card
-            if card != NO_CARD and st.slot_first_round[seat, slot] == 0:
-                st.slot_first_round[seat, slot] = st.round
+            _draw_into_slot(t, st, seat, slot)
     st.next_slot[seat] = 0
     st.passed[seat] = 0
 
@@ -407,6 +360,14 @@ def end_luna_actions(t, st, seat):
     if t.rules_any:
         end_luna_actions_readings(t, st, seat)
         return
+    start, n = _slot_cards_to_discard(st, seat)
+    _early_discard(t, st, seat, st.piles[seat, DISCARD, start + n - 1] if n > 0 else NO_CARD)
+    st.passed[seat] = 1
+
+
+@jit
+def _slot_cards_to_discard(st, seat):
+    """Her slot cards (A-E order, then shuffled) onto her discard pile; their first position and count there."""
     start = st.pile_len[seat, DISCARD]
     n = 0
     for slot in range(N_SLOTS):
@@ -417,42 +378,33 @@ def end_luna_actions(t, st, seat):
     # shuffling the cards where they land on the pile draws exactly what shuffling them first would
     shuffle(st, seat_stream(seat), st.piles[seat, DISCARD, start:start + n])
     st.pile_len[seat, DISCARD] = start + n
-    if n > 0:
-        top = st.piles[seat, DISCARD, start + n - 1]
-        left, right = t.card_majority[top, 0], t.card_majority[top, 1]
-        side = 0 if left > right else 1 if right > left else -1
-        if side >= 0 and st.majority[seat, side] != NO_CARD:
-            discard(st, seat, st.majority[seat, side])
-            st.majority[seat, side] = NO_CARD
-    st.passed[seat] = 1
+    return start, n
+
+
+@jit
+def _early_discard(t, st, seat, decider):
+    """The ``decider`` card's larger majority value sends that side's majority card to the discard pile."""
+    if decider == NO_CARD:
+        return
+    left, right = t.card_majority[decider, 0], t.card_majority[decider, 1]
+    side = 0 if left > right else 1 if right > left else -1
+    if side >= 0 and st.majority[seat, side] != NO_CARD:
+        discard(st, seat, st.majority[seat, side])
+        st.majority[seat, side] = NO_CARD
 
 
 @jit
 def end_luna_actions_readings(t, st, seat):
     """``end_luna_actions`` under any readings: the deciding card is the new top card, or with
     ``early_discard_card = discard_pile`` a uniformly random card of the whole pile."""
-    start = st.pile_len[seat, DISCARD]
-    n = 0
-    for slot in range(N_SLOTS):
-        if st.slots[seat, slot] != NO_CARD:
-            st.piles[seat, DISCARD, start + n] = st.slots[seat, slot]
-            n += 1
-        st.slots[seat, slot] = NO_CARD
-    # shuffling the cards where they land on the pile draws exactly what shuffling them first would
-    shuffle(st, seat_stream(seat), st.piles[seat, DISCARD, start:start + n])
-    st.pile_len[seat, DISCARD] = start + n
+    start, n = _slot_cards_to_discard(st, seat)
     decider = NO_CARD
     if t.rules[RULE_EARLY_DISCARD] == DECIDES_DISCARD_PILE:
         if start + n > 0:
             decider = st.piles[seat, DISCARD, below(st, seat_stream(seat), start + n)]
     elif n > 0:
         decider = st.piles[seat, DISCARD, start + n - 1]
-    if decider != NO_CARD:
-        left, right = t.card_majority[decider, 0], t.card_majority[decider, 1]
-        side = 0 if left > right else 1 if right > left else -1
-        if side >= 0 and st.majority[seat, side] != NO_CARD:
-            discard(st, seat, st.majority[seat, side])
-            st.majority[seat, side] = NO_CARD
+    _early_discard(t, st, seat, decider)
     st.passed[seat] = 1
 
 
