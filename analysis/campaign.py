@@ -17,7 +17,6 @@ complete, like a run directory):
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,7 +31,7 @@ from analysis.stats import wilson_interval
 from sim.campaign import CHOICES, GAME_FIELDS, CampaignData, CampaignOptions, CampaignResult, run_campaigns
 from sim.constants import LEVELS
 from sim.gamedata import GameData
-from sim.run import package_versions, replace_directory, start_output
+from sim.run import output_directory, package_versions
 
 LEVEL_COLUMNS = tuple(f"level_{level}" for level in LEVELS)
 
@@ -260,15 +259,10 @@ def run_campaign_dir(data: GameData, rules: CampaignData, options: CampaignOptio
         No directory can be written at ``out``.
     """
     out = Path(out)
-    temporary = start_output(out)
     started = time.perf_counter()
-    try:
+    with output_directory(out) as temporary:
         result = run_campaigns(data, rules, options, progress=progress)
         write_campaign_files(result, temporary)
         manifest = _manifest(result, data, time.perf_counter() - started, overlay)
         (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-        replace_directory(temporary, out)
-    finally:
-        if temporary.exists():
-            shutil.rmtree(temporary, ignore_errors=True)
     return out, answer(result)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -32,7 +31,7 @@ from sim.config import DEFAULT_BOARD, GameConfig, Seat, parse_seats
 from sim.constants import MAJORITY_TYPES, RULE_SWITCHES
 from sim.engines import engine_function
 from sim.gamedata import GameData
-from sim.run import package_versions, replace_directory, start_output
+from sim.run import output_directory, package_versions
 
 GAME_METRICS = {"score_total": "total score", "helium": "final helium", "research": "final research",
                 "cash": "CrypCoin"}  # per-game seat columns compared, and how a reader calls them
@@ -223,9 +222,8 @@ def run_readings_dir(data: GameData, levels: Sequence[int], games: int, seed: in
         No directory can be written at ``out`` (checked before any game is played).
     """
     out = Path(out)
-    temporary = start_output(out)
     started = time.perf_counter()
-    try:
+    with output_directory(out) as temporary:
         table = compare_readings(data, levels, games, seed, opponents, engine, rounds, start_bonus, progress, board)
         write_readings_files(table, temporary, "Luna: what each rule reading changes")
         manifest = {"config": {"levels": list(levels), "games": games, "seed": seed,
@@ -235,8 +233,4 @@ def run_readings_dir(data: GameData, levels: Sequence[int], games: int, seed: in
                     "data": {"digest": data.digest, "sources": list(data.sources)}, "versions": package_versions(),
                     "seconds": round(time.perf_counter() - started, 3)}
         (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-        replace_directory(temporary, out)
-    finally:
-        if temporary.exists():
-            shutil.rmtree(temporary, ignore_errors=True)
     return out

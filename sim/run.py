@@ -19,6 +19,7 @@ the backend, the worker count nor the chunk size changes a single number. What t
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -44,6 +45,7 @@ from sim.dispatch import ordered_results
 from sim.engines import PlayChunk, check_engine, engine_function
 from sim.gamedata import GameData
 from sim.summary import StreamingSummary
+from sim.violation import InvariantError
 
 
 @dataclass(frozen=True)
@@ -200,6 +202,23 @@ def start_output(out: Path) -> Path:
     return temporary
 
 
+@contextlib.contextmanager
+def output_directory(out: Path) -> Iterator[Path]:
+    """Build an output directory beside ``out`` and move it into place only when the block completes.
+
+    ``out`` is checked first (:func:`start_output`, before any game is played); the block writes into the
+    temporary directory it is given; on any error (or Ctrl-C) the temporary directory is removed and
+    ``out`` is left as it was, so a command's result is all there or not there at all.
+    """
+    temporary = start_output(out)
+    try:
+        yield temporary
+        replace_directory(temporary, out)
+    finally:
+        if temporary.exists():
+            shutil.rmtree(temporary, ignore_errors=True)
+
+
 def _why(error: OSError, out: Path) -> str:
     """The reason behind ``error`` in words, naming the path it concerns."""
     existing = next((parent for parent in out.parents if parent.exists()), None)
@@ -231,11 +250,26 @@ def replace_directory(temporary: Path, out: Path) -> None:
         crash_point("part-moved")
 
 
+def _play_or_violation(play: PlayChunk, *arguments: object) -> Chunk | InvariantError:
+    """``play(*arguments)``, or the broken invariant it raised, returned rather than raised.
+
+    A worker's exception reaches joblib's caller as soon as joblib sees it, whichever chunk came first; as
+    a value it waits its turn, so the run names the first broken game in row order however chunks are run.
+    """
+    try:
+        return play(*arguments)
+    except InvariantError as error:
+        return error
+
+
 def _chunks(play: PlayChunk, data: GameData, config: GameConfig, options: RunOptions,
             bounds: list[tuple[int, int]]) -> Iterator[Chunk]:
     """Play the chunks in order, here or on joblib workers (loky processes, or a Dask cluster)."""
-    calls = ((data, config, options.seed, first, count, options.detail) for first, count in bounds)
-    yield from ordered_results(play, calls, options.workers, options.backend, options.scheduler)
+    calls = ((play, data, config, options.seed, first, count, options.detail) for first, count in bounds)
+    for result in ordered_results(_play_or_violation, calls, options.workers, options.backend, options.scheduler):
+        if isinstance(result, InvariantError):
+            raise result
+        yield result
 
 
 # How per-game rows are compressed (see the README's Speed section for the measurements behind it).
@@ -362,9 +396,8 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
     play = engine_function(options.engine)
     if options.check_invariants:  # only then: a play function need not know the keyword otherwise
         play = functools.partial(play, check_invariants=True)
-    temporary = start_output(out)
     started = time.perf_counter()
-    try:
+    with output_directory(out) as temporary:
         chunk_size = options.chunk_size or default_chunk_size(config, options.detail)
         bounds = list(chunk_bounds(options.games, chunk_size))
         chunks = _chunks(play, data, config, options, bounds)
@@ -398,8 +431,4 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
             **(extra_manifest or {}),
         }
         (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-        replace_directory(temporary, out)
-    finally:
-        if temporary.exists():
-            shutil.rmtree(temporary, ignore_errors=True)
     return out

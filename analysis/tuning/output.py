@@ -18,7 +18,6 @@ The ladder figure lives here rather than in :mod:`analysis.plots`, because only 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,7 +33,7 @@ from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED, Measur
 from analysis.tuning.targets import read_targets
 from analysis.tuning.tune import GoalResult, TuneResult, start_data, tune
 from sim.gamedata import load_game_data
-from sim.run import package_versions, replace_directory, start_output
+from sim.run import output_directory, package_versions
 
 TUNED_FILE = "tuned.toml"
 TUNING_FILE = "tuning.csv"
@@ -220,13 +219,8 @@ def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE
     profiles = load_game_data(start_overlay or None).players.profiles
     targets = read_targets(target_file, raw_luna, profiles)
     out = Path(out)
-    temporary = start_output(out)
-    try:
+    with output_directory(out) as temporary:
         result = tune(targets, start_overlay, raw_luna, games, seed, engine, log=log,
                       overlay_source=None if overlay is None else str(overlay), progress=progress)
         write_tuning(result, temporary)
-        replace_directory(temporary, out)
-    finally:
-        if temporary.exists():
-            shutil.rmtree(temporary, ignore_errors=True)
     return result

@@ -20,7 +20,6 @@ metric, base, changed, diff, ci_low, ci_high; biggest effects first within each 
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,7 +40,7 @@ from analysis.tuning.parameters import (
 )
 from sim.gamedata import GameData, load_game_data
 from sim.play import play
-from sim.run import package_versions, replace_directory, start_output
+from sim.run import output_directory, package_versions
 
 COLUMNS = ("parameter", "change", "metric", "base", "changed", "diff", "ci_low", "ci_high")
 TOKEN_STEPS = (-2, -1, 1, 2)  # token and start positions
@@ -212,9 +211,8 @@ def run_sensitivity_dir(plan: Plan, out: str | Path, progress: Callable[[int], N
         No directory can be written at ``out`` (checked before any game is played).
     """
     out = Path(out)
-    temporary = start_output(out)
     started = time.perf_counter()
-    try:
+    with output_directory(out) as temporary:
         table = measure(plan, progress)
         sentence = write_sensitivity_files(plan, table, temporary)
         options = plan.options
@@ -223,8 +221,4 @@ def run_sensitivity_dir(plan: Plan, out: str | Path, progress: Callable[[int], N
                     "changes": len(plan.changes), "skipped": len(plan.skipped), "versions": package_versions(),
                     "seconds": round(time.perf_counter() - started, 3)}
         atomic_write(temporary / "manifest.json", json.dumps(manifest, indent=2) + "\n")
-        replace_directory(temporary, out)
-    finally:
-        if temporary.exists():
-            shutil.rmtree(temporary, ignore_errors=True)
     return out, sentence
