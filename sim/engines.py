@@ -127,7 +127,7 @@ def _announced(count: int, play: Callable[[], Chunk]) -> Chunk:
         return play()
     _compile_notice["said"] = True
     sys.stderr.write("luna-balance: compiling the numba engine for this machine; this happens once and takes "
-                     "about half a minute ...\n")
+                     "up to a minute ...\n")
     sys.stderr.flush()
     started = time.perf_counter()
     chunk = play()
