@@ -50,15 +50,8 @@ from sim.constants import (
 from sim.playerdata import PlayerData, PlayerModel, Profile
 from sim.strict import Strict as _Strict
 
-COMPANY_SELECTIONS = (
-    "most_valuable",
-    "two_most_valuable",
-    "second_most_valuable",
-    "least_valuable",
-    "lead_biggest_margin",
-    "two_biggest_leads",
-    "all_four",
-)
+COMPANY_SELECTIONS = ("most_valuable", "two_most_valuable", "second_most_valuable", "least_valuable",
+                      "lead_biggest_margin", "two_biggest_leads", "all_four")
 LEVEL_KEYS = tuple(str(level) for level in LEVELS)  # the levels as TOML table keys
 
 
@@ -518,12 +511,14 @@ def validate_data(model: type[BaseModel], raw: dict[str, Any], path: Path | str,
         raise DataError(_format_errors(path, error, prefix)) from None
 
 
-def merge_overlay(base: Any, overlay: Any, where: str = "") -> Any:
-    """Merge ``overlay`` over ``base`` (see the module docstring); neither argument is changed."""
+def merge_overlay(base: Any, overlay: Any, where: str = "", new_ids: bool = False) -> Any:
+    """Merge ``overlay`` over ``base`` (see the module docstring); neither argument is changed. ``new_ids``:
+    an ``id`` entry ``base`` lacks is added, not refused (two overlays combined, each listing its edits)."""
     if isinstance(base, dict) and isinstance(overlay, dict):
         merged = copy.deepcopy(base)
         for key, value in overlay.items():
-            merged[key] = merge_overlay(base[key], value, f"{where}{key}.") if key in base else copy.deepcopy(value)
+            merged[key] = merge_overlay(base[key], value, f"{where}{key}.", new_ids) if key in base \
+                else copy.deepcopy(value)
         return merged
     if (isinstance(base, list) and isinstance(overlay, list) and base and overlay
             and all(isinstance(item, dict) and "id" in item for item in base + overlay)):
@@ -534,9 +529,12 @@ def merge_overlay(base: Any, overlay: Any, where: str = "") -> Any:
         if twice is not None:  # the second entry would silently undo part of the first
             raise DataError([f"{where.rstrip('.')}: id {twice!r} is given twice"])
         for item in overlay:
-            if item["id"] not in index:
+            if item["id"] in index:
+                merged[index[item["id"]]] = merge_overlay(base[index[item["id"]]], item, where, new_ids)
+            elif new_ids:
+                merged.append(copy.deepcopy(item))
+            else:
                 raise DataError([f"{where.rstrip('.')}: no entry with id {item['id']!r} to replace"])
-            merged[index[item["id"]]] = merge_overlay(base[index[item["id"]]], item, where)
         return merged
     return copy.deepcopy(overlay)
 

@@ -245,12 +245,12 @@ def test_parity_strength_is_searched_with_the_parity_bisection(tmp_path):
 
 
 def test_combined_overlays_keep_the_start_and_add_the_tuned_values():
-    from analysis.tuning.evaluate import combine_overlays
+    from sim.gamedata import merge_overlay
 
     start = {"luna": {"levels": {"5": {"grade2": False}}, "cards": [{"id": "I-6", "majority": {"left": 3}}]},
              "players": {"profiles": {"balanced": {"start_cash": 6}}}}
     tuned = {"luna": {"levels": {"5": {"helium_tokens": [8, 13]}}, "cards": [{"id": "I-2", "majority": {"left": 5}}]}}
-    combined = combine_overlays(start, tuned)
+    combined = merge_overlay(start, tuned, new_ids=True)
     assert combined["luna"]["levels"]["5"] == {"grade2": False, "helium_tokens": [8, 13]}
     assert combined["luna"]["cards"] == [{"id": "I-6", "majority": {"left": 3}}, {"id": "I-2", "majority": {"left": 5}}]
     assert combined["players"] == start["players"]

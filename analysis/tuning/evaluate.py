@@ -22,7 +22,7 @@ from analysis.tuning.parameters import invalid_reason, overlay_for, variant_data
 from analysis.tuning.search import Measure, Point
 from analysis.tuning.targets import Goal
 from sim.config import Seat
-from sim.gamedata import GameData, load_game_data
+from sim.gamedata import GameData, load_game_data, merge_overlay
 from sim.play import play
 
 #: Bisection width of a strength at parity during tuning: finer than the study's (0.01), so that
@@ -32,28 +32,6 @@ TUNE_PARITY_TOLERANCE = 0.0025
 PARITY_WIN_SHARE = 0.5
 #: Per-game column of Luna's seat behind each per-game metric.
 PER_GAME_COLUMNS = {"luna_win_rate": "won", "luna_mean_score": "score_total"}
-
-
-def combine_overlays(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
-    """``second`` over ``first``, both overlays: tables merge key by key, ``id`` lists entry by entry.
-
-    Unlike :func:`sim.gamedata.merge_overlay` (an overlay over complete data), an entry of an ``id``
-    list that ``first`` lacks is added, not refused: each overlay lists only the entries it edits.
-    """
-    merged: dict[str, Any] = {key: value for key, value in first.items()}
-    for key, value in second.items():
-        old = merged.get(key)
-        if isinstance(old, Mapping) and isinstance(value, Mapping):
-            merged[key] = combine_overlays(old, value)
-        elif (isinstance(old, list) and isinstance(value, list)
-              and all(isinstance(item, Mapping) and "id" in item for item in old + value)):
-            entries = {item["id"]: dict(item) for item in old}
-            for item in value:
-                entries[item["id"]] = combine_overlays(entries.get(item["id"], {}), item)
-            merged[key] = list(entries.values())
-        else:
-            merged[key] = value
-    return merged
 
 
 class Candidates:
@@ -84,7 +62,7 @@ class Candidates:
         """The starting overlay with the point's values put in."""
         if not self.names:
             return dict(self.start_overlay)
-        return combine_overlays(self.start_overlay, overlay_for(self.values(point), self.raw_luna))
+        return merge_overlay(self.start_overlay, overlay_for(self.values(point), self.raw_luna), new_ids=True)
 
     def valid(self, point: Point) -> bool:
         """Whether the point makes valid data (tokens on the tracks, in order; every data check)."""
