@@ -26,6 +26,7 @@ from matplotlib.figure import Figure
 
 from analysis.plotting import new_figure, series_colors, styled
 from analysis.render import Section, write_report
+from analysis.stats import paired_difference
 from sim.columns import Chunk
 from sim.config import DEFAULT_BOARD, GameConfig, Seat, parse_seats
 from sim.constants import MAJORITY_TYPES, RULE_SWITCHES
@@ -39,7 +40,6 @@ ROUND_METRICS = {"majority_resources": "majority values (titanium+carbon+energy+
                  "majority_scientists": "majority scientists"}  # per round, from the luna_rounds columns
 COLUMNS = ["reading", "switch", "level", "metric", "round", "n", "mean_base", "mean_reading", "diff", "sd",
            "ci_low", "ci_high"]
-Z95 = 1.959963984540054
 
 
 def readings_to_compare(data: GameData) -> dict[str, dict[str, str]]:
@@ -77,14 +77,10 @@ def _difference_rows(base: dict[str, np.ndarray], variant: dict[str, np.ndarray]
     rows = []
     for key, before in base.items():
         metric, _, rnd = key.partition("@")
-        d = variant[key] - before
-        n = len(d)
-        sd = float(d.std(ddof=1)) if n > 1 else float("nan")
-        mean = float(d.mean()) if n else float("nan")
-        half = Z95 * sd / np.sqrt(n) if n > 1 else float("nan")
-        rows.append({"metric": metric, "round": int(rnd) if rnd else 0, "n": n, "mean_base": float(before.mean()),
-                     "mean_reading": float(variant[key].mean()), "diff": mean, "sd": sd,
-                     "ci_low": mean - half, "ci_high": mean + half})
+        mean, sd, low, high = paired_difference(variant[key], before)
+        rows.append({"metric": metric, "round": int(rnd) if rnd else 0, "n": len(before),
+                     "mean_base": float(before.mean()), "mean_reading": float(variant[key].mean()), "diff": mean,
+                     "sd": sd, "ci_low": low, "ci_high": high})
     return rows
 
 

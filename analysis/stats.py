@@ -186,6 +186,28 @@ def difference_interval(diff: Any, se: Any) -> tuple[Any, Any]:
     return diff - Z95 * se, diff + Z95 * se
 
 
+def paired_difference(after: np.ndarray, before: np.ndarray) -> tuple[float, float, float, float]:
+    """The mean per-game difference ``after - before`` over the same games (common random numbers).
+
+    Parameters
+    ----------
+    after, before
+        Shape (games,): one value per game, game by game.
+
+    Returns
+    -------
+    tuple
+        ``(mean, sd, low, high)``: the mean difference, the standard deviation of the per-game
+        differences and the 95 % interval ``mean ± 1.96·sd/√n`` (NaN where ``n`` is too small).
+    """
+    differences = np.asarray(after, dtype=np.float64) - np.asarray(before, dtype=np.float64)
+    n = differences.size
+    mean = float(differences.mean()) if n else np.nan
+    sd = float(differences.std(ddof=1)) if n > 1 else np.nan
+    low, high = difference_interval(mean, sd / np.sqrt(n) if n > 1 else np.nan)
+    return mean, sd, float(low), float(high)
+
+
 #: The columns of :func:`duel_row` (after the caller's own labels).
 DUEL_COLUMNS = ["games", "wins", "win_rate", "ci_low", "ci_high", "score_diff", "diff_low", "diff_high"]
 
@@ -209,10 +231,7 @@ def duel_row(won_upper: np.ndarray, score_upper: np.ndarray, score_lower: np.nda
     games = len(won_upper)
     wins = float(np.sum(won_upper))
     ci_low, ci_high = wilson_interval(wins, games)
-    differences = np.asarray(score_upper, dtype=float) - np.asarray(score_lower, dtype=float)
-    mean = float(differences.mean())
-    se = float(differences.std(ddof=1) / np.sqrt(games)) if games > 1 else np.nan
-    diff_low, diff_high = difference_interval(mean, se)
+    mean, _, diff_low, diff_high = paired_difference(score_upper, score_lower)
     return {"games": games, "wins": wins, "win_rate": wins / games, "ci_low": ci_low, "ci_high": ci_high,
             "score_diff": mean, "diff_low": diff_low, "diff_high": diff_high}
 

@@ -31,7 +31,13 @@ from analysis.schema import (
     SCRIPTED,
     SWITCHED_SLOTS,
 )
-from analysis.stats import SUMMARY_COLUMNS, Z95, newcombe_interval, wilson_interval
+from analysis.stats import (
+    SUMMARY_COLUMNS,
+    difference_interval,
+    newcombe_interval,
+    paired_difference,
+    wilson_interval,
+)
 
 
 def _group_items(table: pd.DataFrame, keys: list[str]) -> Iterable[tuple[tuple, pd.DataFrame]]:
@@ -198,7 +204,7 @@ def level_ladder(hist: pd.DataFrame, by: str | Iterable[str] | None = None, metr
                                    "mean": upper["mean"], "mean_below": lower["mean"],
                                    "diff": upper["mean"] - lower["mean"]}
             row["diff_se"] = np.hypot(upper["sem"], lower["sem"])
-            row["diff_low"], row["diff_high"] = row["diff"] - Z95 * row["diff_se"], row["diff"] + Z95 * row["diff_se"]
+            row["diff_low"], row["diff_high"] = difference_interval(row["diff"], row["diff_se"])
             row.update(win_rate=np.nan, win_rate_below=np.nan, win_diff=np.nan, win_diff_low=np.nan,
                        win_diff_high=np.nan)
             if (*values, level) in won.index and (*values, below) in won.index:
@@ -415,7 +421,7 @@ def paired_differences(base: pd.DataFrame, variant: pd.DataFrame, level: dict[in
     table = pd.DataFrame(rows)
     table["n"] = table["n"].astype("int64")
     table["se"] = table["sd"] / np.sqrt(table["n"])
-    table["ci_low"], table["ci_high"] = table["diff"] - Z95 * table["se"], table["diff"] + Z95 * table["se"]
+    table["ci_low"], table["ci_high"] = difference_interval(table["diff"], table["se"])
     return table
 
 
@@ -435,8 +441,5 @@ def paired_step(upper: pd.DataFrame, lower: pd.DataFrame, metric: str = "score_t
         ``n`` (games paired), ``diff``, ``diff_low``, ``diff_high``.
     """
     pairs = upper[["game", metric]].merge(lower[["game", metric]], on="game", suffixes=("_upper", "_lower"))
-    differences = pairs[f"{metric}_upper"].to_numpy(dtype=float) - pairs[f"{metric}_lower"].to_numpy(dtype=float)
-    n = len(differences)
-    mean = float(differences.mean()) if n else np.nan
-    se = float(differences.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
-    return {"n": n, "diff": mean, "diff_low": mean - Z95 * se, "diff_high": mean + Z95 * se}
+    mean, _, low, high = paired_difference(pairs[f"{metric}_upper"].to_numpy(), pairs[f"{metric}_lower"].to_numpy())
+    return {"n": len(pairs), "diff": mean, "diff_low": low, "diff_high": high}

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.render import Section, atomic_write, write_report
-from analysis.stats import difference_interval
+from analysis.stats import paired_difference
 from analysis.tuning.options import SCORE_METRIC, WIN_METRIC, SensitivityOptions
 from analysis.tuning.parameters import (
     Parameter,
@@ -97,10 +97,7 @@ def plan_changes(options: SensitivityOptions) -> Plan:
 
 
 def _paired_rows(change: Change, metric: str, base: np.ndarray, changed: np.ndarray) -> dict[str, object]:
-    differences = changed.astype(np.float64) - base.astype(np.float64)
-    diff = float(differences.mean())
-    se = float(differences.std(ddof=1)) / np.sqrt(differences.size)
-    low, high = difference_interval(diff, se)
+    diff, _, low, high = paired_difference(changed, base)
     return {"parameter": change.parameter.name, "change": change.label, "metric": metric,
             "base": float(base.mean()), "changed": float(changed.mean()), "diff": diff, "ci_low": low,
             "ci_high": high}
