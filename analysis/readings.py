@@ -114,6 +114,7 @@ def compare_readings(data: GameData, levels: Sequence[int], games: int, seed: in
     """
     play = engine_function(engine)
     compared = readings_to_compare(data)
+    variants = {label: with_readings(data, readings) for label, readings in compared.items()}  # validated once
     rows = []
     for level in levels:
         config = GameConfig(seats=(*opponents, *parse_seats(f"luna:{level}")), rounds=rounds, start_bonus=start_bonus,
@@ -122,7 +123,7 @@ def compare_readings(data: GameData, levels: Sequence[int], games: int, seed: in
         if progress:
             progress(games)
         for label, readings in compared.items():
-            chunk = play(with_readings(data, readings), config, seed, 0, games, True)
+            chunk = play(variants[label], config, seed, 0, games, True)
             switch = next(iter(readings)) if len(readings) == 1 else "preset"
             for row in _difference_rows(base, _per_seat_game(chunk, config.luna_seats)):
                 rows.append({"reading": label, "switch": switch, "level": level, **row})
