@@ -69,15 +69,15 @@ def column_coins(t, vacant):
 
 @jit
 def station_totals(t, st, company):
-    """The company's value and vacant-space count from scratch (``station_add`` keeps them current)."""
+    """The company's value and vacant-space count, recomputed from its station columns (``station_add``
+    keeps ``st.value`` and ``st.vacant_sum`` current; this is what they must equal)."""
     value = 0
     total = 0
     for c in range(t.n_columns):
         vacant = st.vacant[company, c]
         value += column_coins(t, vacant)
         total += vacant
-    st.value[company] = value
-    st.vacant_sum[company] = total
+    return value, total
 
 
 @jit

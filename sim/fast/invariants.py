@@ -30,7 +30,7 @@ import numpy as np
 
 from sim.constants import BELT_MAX_OUTPOST_SPACES, BONUS_COLUMNS, BONUS_SPACES, DISPLAY_SPACES, N_COMPANIES, N_SLOTS
 from sim.fast._jit import jit
-from sim.fast.board import column_coins, reach_of, sorts_before
+from sim.fast.board import reach_of, sorts_before, station_totals
 from sim.fast.state import (
     C_SCORE_CASH,
     C_SCORE_COMPANY,
@@ -432,11 +432,7 @@ def _check_caches(t, st):
         occupied |= _company_mask(st, company)
         if st.reach[company] != reach_of(t, st, company):
             return CACHES
-        value = 0
-        vacant = 0
-        for column in range(t.n_columns):
-            value += column_coins(t, _vacant(st, company, column))
-            vacant += _vacant(st, company, column)
+        value, vacant = station_totals(t, st, company)
         if st.value[company] != value or st.vacant_sum[company] != vacant:
             return CACHES
     if st.occupied != occupied:

@@ -122,7 +122,7 @@ def _apply(tables, state, op, a, b, c, d, e):
             st.sector_owner[sector] = -1
             set_owner(t, st, sector, owner)
         for company in range(4):
-            station_totals(t, st, company)
+            st.value[company], st.vacant_sum[company] = station_totals(t, st, company)
         st.order_dirty = 1
         ensure_order(t, st)
         return 0
