@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from sim import arrow
 from sim.columns import SEAT_NUMERIC, Columns
 from sim.config import GameConfig
 
@@ -128,14 +129,27 @@ class StreamingSummary:
     def tables(self, config: GameConfig) -> tuple[pa.Table, pa.Table]:
         """The aggregate table (one row per seat and column) and the histogram table (one row per value)."""
         statistics = sorted(self._statistics().items())
-        rows = []
-        for (seat, name), ((count, total, squares, low, high), _) in statistics:
-            mean = total / count
-            variance = max(squares / count - mean * mean, 0.0) * count / max(count - 1, 1)
-            rows.append({"seat": seat, "kind": config.seats[seat].kind, "level": config.seats[seat].level,
-                         "profile": config.seats[seat].profile, "column": name, "count": count, "sum": total,
-                         "mean": mean, "sd": variance ** 0.5, "min": low, "max": high})
-        histogram_rows = [{"seat": seat, "column": name, "value": value, "count": count}
-                          for (seat, name), (_, histogram) in statistics
-                          for value, count in sorted(histogram.items())]
-        return pa.Table.from_pylist(rows), pa.Table.from_pylist(histogram_rows)
+        seats = [config.seats[seat] for (seat, _), _ in statistics]
+        names = [name for (_, name), _ in statistics]
+        moments = np.array([moments for _, (moments, _) in statistics], dtype=np.float64).reshape(-1, 5)
+        count, total, squares, low, high = moments.T
+        mean = total / np.maximum(count, 1)
+        variance = np.maximum(squares / np.maximum(count, 1) - mean * mean, 0.0) * count / np.maximum(count - 1, 1)
+        aggregate = arrow.table({
+            "seat": arrow.numeric(np.array([seat for (seat, _), _ in statistics], dtype=np.int64)),
+            "kind": arrow.strings([seat.kind for seat in seats]),
+            "level": arrow.numeric(np.array([seat.level for seat in seats], dtype=np.int64)),
+            "profile": arrow.strings([seat.profile for seat in seats]),
+            "column": arrow.strings(names),
+            "count": arrow.numeric(count.astype(np.int64)), "sum": arrow.numeric(total), "mean": arrow.numeric(mean),
+            "sd": arrow.numeric(np.sqrt(variance)), "min": arrow.numeric(low), "max": arrow.numeric(high),
+        })
+        values = [(seat, name, value, times) for (seat, name), (_, histogram) in statistics
+                  for value, times in sorted(histogram.items())]
+        histograms = arrow.table({
+            "seat": arrow.numeric(np.array([row[0] for row in values], dtype=np.int64)),
+            "column": arrow.strings([row[1] for row in values]),
+            "value": arrow.numeric(np.array([row[2] for row in values], dtype=np.float64)),
+            "count": arrow.numeric(np.array([row[3] for row in values], dtype=np.int64)),
+        })
+        return aggregate, histograms

@@ -1,0 +1,58 @@
+"""Arrow arrays built from buffers (sim/arrow.py): the values and types ``pa.array`` gives, and no pandas."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from sim import arrow
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16, np.float32, np.float64])
+def test_numeric_arrays_equal_pa_array(dtype):
+    values = np.array([3, -1, 0, 7, 2], dtype=np.int64).astype(dtype)
+    assert arrow.numeric(values).equals(pa.array(values))
+    assert arrow.numeric(values[::2]).equals(pa.array(values[::2]))  # a strided view is copied first
+
+
+@pytest.mark.parametrize("values", [np.array([True, False]), np.zeros((2, 2)), np.array(["a"])])
+def test_numeric_refuses_what_it_cannot_lay_out(values):
+    with pytest.raises(TypeError, match="one-dimensional integers or floats"):
+        arrow.numeric(values)
+
+
+def test_strings_and_dictionaries_equal_pa_array():
+    words = ["", "luna", "scripted", "Heliumtank Ü", "C7"]
+    assert arrow.strings(words).equals(pa.array(words, pa.string()))
+    assert arrow.strings([]).equals(pa.array([], pa.string()))
+    codes = np.array([4, 0, 1, 1, 3], dtype=np.int8)
+    assert arrow.dictionary(codes, words).equals(
+        pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(words, pa.string())))
+
+
+def test_tables_keep_the_order_and_mark_fields_non_null():
+    table = arrow.table({"b": arrow.numeric(np.array([1.5])), "a": arrow.strings(["x"])})
+    assert table.column_names == ["b", "a"]
+    assert [field.nullable for field in table.schema] == [False, False]
+
+
+@pytest.mark.parametrize("options", [[], ["--aggregate-only"], ["--detail", "rounds"]])
+def test_simulate_never_imports_pandas(tmp_path, options):
+    """pandas costs a warm ``simulate`` about 0.15 s; the run's files need none of it (issue 9)."""
+    code = ("import json, sys\nfrom sim.cli import main\n"
+            f"code = main(['simulate', '--seats', 'scripted:balanced,luna:5', '--games', '40', '--quiet', "
+            f"'--out', {str(tmp_path / 'run')!r}, *{options!r}])\n"
+            "print(json.dumps([code, 'pandas' in sys.modules]))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, False]
