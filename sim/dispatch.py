@@ -6,7 +6,8 @@ module-level function with plain arguments; this is the one place that decides h
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import warnings
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 
@@ -37,6 +38,27 @@ def ordered_results(function: Callable[..., Any], calls: Iterable[tuple[Any, ...
 
         with Client(scheduler) as client, parallel_config(backend="dask"):
             jobs = workers if workers > 1 else max(1, sum(client.nthreads().values()))
-            yield from Parallel(n_jobs=jobs, return_as="generator")(tasks)
+            yield from _closed_quietly(Parallel(n_jobs=jobs, return_as="generator")(tasks))
         return
-    yield from Parallel(n_jobs=workers, return_as="generator")(tasks)
+    yield from _closed_quietly(Parallel(n_jobs=workers, return_as="generator")(tasks))
+
+
+# The start of joblib's two warnings when a generator of results is closed early (joblib/parallel.py).
+JOBLIB_CANCELLED = r"\d+ tasks (have been successfully executed|which were still being processed)"
+
+
+def _closed_quietly(results: Generator[Any, None, None]) -> Iterator[Any]:
+    """``results``, closed without joblib's warning about the tasks it cancels.
+
+    A caller stops early on purpose (a broken invariant, a failed write, an interrupt), and then joblib
+    warns that finished or running tasks went unused; the warning would only repeat the caller's own
+    reason, so it is silenced for that close alone. A plain loop rather than ``yield from``: closing this
+    generator then leaves ``results`` to the ``finally`` below instead of closing it unguarded.
+    """
+    try:
+        for result in results:  # noqa: UP028 (see the docstring)
+            yield result
+    finally:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=JOBLIB_CANCELLED, category=UserWarning)
+            results.close()
