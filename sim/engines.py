@@ -94,8 +94,8 @@ def _load_numba() -> PlayChunk:
 
     def play(data: GameData, config: GameConfig, seed: int, first_game: int, count: int, detail: bool,
              check_invariants: bool = False) -> Chunk:
-        return _announced(count, lambda: play_chunk_numba(data, config, seed, first_game, count, detail,
-                                                          check_invariants))
+        return _announced(count, check_invariants,
+                          lambda: play_chunk_numba(data, config, seed, first_game, count, detail, check_invariants))
 
     return play
 
@@ -114,8 +114,9 @@ def set_compile_notice(enabled: bool) -> None:
     _compile_notice["enabled"] = enabled
 
 
-def _announced(count: int, play: Callable[[], Chunk]) -> Chunk:
-    """Run ``play`` (a numba engine call of ``count`` games), saying on stderr when it first compiles the engine.
+def _announced(count: int, check_invariants: bool, play: Callable[[], Chunk]) -> Chunk:
+    """Run ``play`` (a numba engine call of ``count`` games, invariants checked or not), saying on stderr
+    when it first compiles the engine.
 
     Nothing is said when the compiled code is in numba's cache folder (a warm start), nor after the
     first notice of the process. Both numba entry points (a range of games, a list) come through here.
@@ -123,7 +124,7 @@ def _announced(count: int, play: Callable[[], Chunk]) -> Chunk:
     from sim.fast._jit import is_compiled
     from sim.fast.kernel import driver_for
 
-    if _compile_notice["said"] or not _compile_notice["enabled"] or is_compiled(driver_for(count)):
+    if _compile_notice["said"] or not _compile_notice["enabled"] or is_compiled(driver_for(count, check_invariants)):
         return play()
     _compile_notice["said"] = True
     sys.stderr.write("luna-balance: compiling the numba engine for this machine; this happens once and takes "
@@ -148,7 +149,8 @@ def _load_numba_listed() -> PlayListed:
     def play(data: GameData, config: GameConfig, seed: int, games: Iterable[int] | np.ndarray, detail: bool,
              check_invariants: bool = False) -> Chunk:
         games = np.asarray(games, dtype=np.int64).reshape(-1)
-        return _announced(games.size, lambda: play_listed_numba(data, config, seed, games, detail, check_invariants))
+        return _announced(games.size, check_invariants,
+                          lambda: play_listed_numba(data, config, seed, games, detail, check_invariants))
 
     return play
 

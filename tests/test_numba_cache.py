@@ -138,3 +138,32 @@ def test_the_parallel_driver_runs_parallel_code_after_the_serial_one_was_cached(
         assert large["serial"] is None, "the large run did not take the parallel driver"
         assert large["parallel"]["loaded"] == loaded and large["parallel"]["compiled"] == 1 - loaded
         assert large["parallel"]["scheduler"], "the parallel driver runs serial code"
+
+
+# ---------------------------------------------------------------- the invariant checks compile apart (issue 9)
+
+_CHECKS = """
+import json
+from sim.config import GameConfig, parse_seats
+from sim.fast import invariants, kernel, play_chunk_numba
+from sim.fast._jit import is_compiled
+from sim.gamedata import load_game_data
+
+before = is_compiled(kernel.driver_for(100, True))
+play_chunk_numba(load_game_data(), GameConfig(seats=parse_seats("luna:3")), 1, 0, 100, False, {check})
+print(json.dumps({{"checked_on_disk_before": before, "check_state": len(invariants.check_state.signatures),
+                  "check_scores": len(invariants.check_scores.signatures),
+                  "serial": len(kernel._play_games.signatures), "checked": len(kernel._play_games_checked.signatures)}}))
+"""
+
+
+@pytest.mark.slow
+def test_the_everyday_engine_compiles_no_invariant_check(tmp_path):
+    environ = {"NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_NUM_THREADS": "2"}
+    plain = run_python(_CHECKS.format(check=False), **environ)
+    assert plain == {"checked_on_disk_before": False, "check_state": 0, "check_scores": 0, "serial": 1, "checked": 0}
+    checked = run_python(_CHECKS.format(check=True), **environ)
+    assert checked == {"checked_on_disk_before": False, "check_state": 1, "check_scores": 1, "serial": 0,
+                       "checked": 1}
+    again = run_python(_CHECKS.format(check=True), **environ)  # loaded from the cache, said so beforehand
+    assert again["checked_on_disk_before"] is True and again["checked"] == 1

@@ -346,22 +346,24 @@ def play_game(t, st, seed, game, detail, check):
     """``play_game`` of game number ``game`` from a fresh copy of the template in ``st``; its rows are left
     in ``st.result``, ``st.won`` and ``st.round_rows``.
 
-    With ``check``, the invariants of ``sim/fast/invariants.py`` are checked after setup, after every
-    round and after final scoring, and the game stops at the first broken one; returns its
-    ``(check, seat, round)`` (``check`` 0 when all held, and always 0 without ``check``).
+    ``check`` is ``None`` or ``True``. With ``True``, the invariants of ``sim/fast/invariants.py`` are
+    checked after setup, after every round and after final scoring, and the game stops at the first
+    broken one; returns its ``(check, seat, round)`` (``check`` 0 when all held, and always 0 with
+    ``None``). ``None`` is a type of its own to numba, which prunes the ``is not None`` branches before
+    typing them: the everyday engine neither compiles nor carries the checks.
     """
     setup(t, st, seed, game)
-    if check:
+    if check is not None:
         found = check_state(t, st)
         if found[0] != NO_VIOLATION:
             return found
     for _ in range(t.rounds):
         play_round(t, st, detail)
-        if check:
+        if check is not None:
             found = check_state(t, st)
             if found[0] != NO_VIOLATION:
                 return found
     final_scores(t, st, game)
-    if check:
+    if check is not None:
         return check_scores(t, st)
     return np.int64(NO_VIOLATION), np.int64(NOBODY), np.int64(st.round)

@@ -76,9 +76,11 @@ def _block_count(games):
     return count, (count + BLOCK_GAMES - 1) // BLOCK_GAMES
 
 
-# The serial and the parallel driver are two Python functions on purpose: numba keys its on-disk cache
-# by function (file, name, line) and argument types, not by options, so one function jitted twice would
-# share one cache entry and whichever variant compiled first would be loaded for both (issue 9).
+# The serial, the parallel and the checked driver are three Python functions on purpose: numba keys its
+# on-disk cache by function (file, name, line) and argument types, not by options, so one function jitted
+# twice would share one cache entry and whichever variant compiled first would be loaded for both (issue 9).
+# Each driver is called with one type of ``check`` only, so each has one cache entry, and
+# :func:`sim.fast._jit.is_compiled` tells whether it is on disk.
 
 @jit
 def _play_games(tables, seed, games, detail, check, out_int, out_won, out_rounds, out_check):
@@ -105,8 +107,9 @@ def _play_games_parallel(tables, seed, games, detail, check, out_int, out_won, o
         campaign, whose chapters keep their game numbers).
     detail : bool
         Fill ``out_rounds``.
-    check : bool
-        Check the invariants (``sim/fast/invariants.py``) after setup, every round and final scoring.
+    check : None or True
+        ``True``: check the invariants (``sim/fast/invariants.py``) after setup, every round and final
+        scoring (only :func:`_play_games_checked` is called so). ``None`` compiles no check at all.
     out_int : int64 array, shape (len(SEAT_INT_COLUMNS), count * n_seats)
         Integer per-seat columns; row ``g * n_seats + seat`` is seat ``seat`` of the chunk's game ``g``.
     out_won : float64 array, shape (count * n_seats,)
@@ -128,8 +131,20 @@ def _play_games_parallel(tables, seed, games, detail, check, out_int, out_won, o
                     out_won, out_rounds, out_check)
 
 
-def driver_for(count: int) -> numba.core.registry.CPUDispatcher:
+@jit(parallel=True)
+def _play_games_checked(tables, seed, games, detail, check, out_int, out_won, out_rounds, out_check):
+    """The parallel driver with ``check=True``, compiled only when a run asks for the invariant checks."""
+    count, blocks = _block_count(games)
+    for block in numba.prange(blocks):
+        first = block * BLOCK_GAMES
+        _play_block(tables, seed, games, detail, check, first, min(count, first + BLOCK_GAMES), out_int,
+                    out_won, out_rounds, out_check)
+
+
+def driver_for(count: int, check_invariants: bool = False) -> numba.core.registry.CPUDispatcher:
     """The driver :func:`play_chunk_numba` runs a chunk of ``count`` games with: parallel only when it can help."""
+    if check_invariants:
+        return _play_games_checked
     return _play_games_parallel if count > BLOCK_GAMES and numba.get_num_threads() > 1 else _play_games
 
 
@@ -196,8 +211,8 @@ def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.nd
     out_won = np.empty(rows, dtype=np.float64)
     out_rounds = np.empty((N_ROUND_COLUMNS, round_rows), dtype=np.int64)
     out_check = np.zeros(((count + BLOCK_GAMES - 1) // BLOCK_GAMES, N_CHECK_COLUMNS), dtype=np.int64)
-    driver_for(count)(tables, np.uint64(seed & MASK64), games, bool(detail), bool(check_invariants), out_int,
-                      out_won, out_rounds, out_check)
+    driver_for(count, check_invariants)(tables, np.uint64(seed & MASK64), games, bool(detail),
+                                        True if check_invariants else None, out_int, out_won, out_rounds, out_check)
     broken = np.flatnonzero(out_check[:, 3])
     if broken.size:  # blocks are in row order, and each reports its first broken game
         row, seat, rnd, check = (int(value) for value in out_check[broken[0]])
