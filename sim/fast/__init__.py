@@ -32,9 +32,11 @@ Modules, mirroring the reference engine's parts:
 * ``luna``: Luna's deck, her tracks, a card's actions, her majority values, her round;
 * ``board``: companies, company tracks, expansion, the display, research plans, bonus spaces;
 * ``players``: the scripted players; ``game``: setup, the round, final scoring, one game;
-* ``invariants``: the checks of ``--check-invariants`` (read-only on the state; off by default);
-* ``kernel``: ``play_chunk_numba`` (Python: validate, build tables, allocate columns) -> ``_play_games``
-  or ``_play_games_parallel`` (the loop over blocks of games) -> ``_play_block`` (one state record,
+* ``invariants``: the checks of ``--check-invariants`` (read-only on the state; off by default, and
+  then not even compiled);
+* ``kernel``: ``play_chunk_numba`` (Python: validate, build tables, allocate columns) -> ``_play_games``,
+  ``_play_games_parallel`` or, with the checks, ``_play_games_checked`` (the loop over blocks of games)
+  -> ``_play_block`` (one state record,
   games in order, copies each game's rows into the columns) -> ``game.play_game`` -> the rules.
 """
 
