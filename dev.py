@@ -38,12 +38,23 @@ def ensure_environment() -> None:
     STAMP.write_text(wanted)
 
 
+def compile_bytecode() -> None:
+    """Write the project's bytecode next to its sources, as pip does for an installed package.
+
+    An editable install leaves that to Python's first import, which skips it where
+    PYTHONDONTWRITEBYTECODE is set (as on this project's CI machines); every command would then compile
+    its ~50 modules from source, 0.06 s of a warm start. Only sources newer than their bytecode are compiled.
+    """
+    subprocess.run([BIN / "python", "-m", "compileall", "-q", "sim", "analysis", "benchmarks"], cwd=ROOT, check=True)
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in {"study", "test", "bench", "run"}:
         print(__doc__)
         return 2
     job, rest = argv[0], argv[1:]
     ensure_environment()
+    compile_bytecode()
     os.chdir(ROOT)
     if job == "test":
         lint = subprocess.run([BIN / "ruff", "check", "sim", "analysis", "tests", "benchmarks", "dev.py"])
