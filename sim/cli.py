@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     parity.add_argument("--tolerance", type=float, default=PARITY_TOLERANCE,
                         help="bisection stops at this strength width (default %(default)s)")
     parity.add_argument("--csv", default=None, help="also write the table to this CSV file")
-    _add_game_options(parity)
+    _add_game_options(parity, chunks=False)  # its searches play in this process, in one chunk per strength
 
     levels = commands.add_parser("levels", help="play single-Luna games at each level and print a summary table")
     levels.add_argument("--games", type=int, default=2_000, help="games per level (default %(default)s)")
@@ -457,7 +457,7 @@ def clamp_workers(args: argparse.Namespace) -> None:
     workers = getattr(args, "workers", None)
     if workers is None:
         return
-    if workers < 1:  # checked here too because parity plays in this process and never reads it
+    if workers < 1:  # checked here, before any command runs, for every command that has the option
         raise ConfigError(f"--workers: must be at least 1, got {workers}")
     cpus = usable_cpus()
     if workers > cpus and getattr(args, "backend", "local") == "local":  # Dask workers live on other machines

@@ -108,11 +108,20 @@ def test_zero_sizes_are_one_line_errors(tmp_path, capsys, option, value):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("command", [["parity", "--profile", "balanced", "--games", "5"],
-                                     ["study", "--games", "5"], ["levels", "--games", "5"]])
+@pytest.mark.parametrize("command", [["study", "--games", "5"], ["levels", "--games", "5"]])
 def test_zero_workers_is_a_one_line_error_for_every_command(tmp_path, capsys, command):
     assert main([*command, "--workers", "0", "--engine", "reference", "--quiet"]) == 2
     assert capsys.readouterr().err == "luna-balance: --workers: must be at least 1, got 0\n"
+
+
+@pytest.mark.parametrize("option", [["--workers", "2"], ["--chunk-size", "100"]])
+def test_parity_offers_no_option_it_would_ignore(capsys, option):
+    """parity plays its searches in this process: it once accepted --workers and --chunk-size and ignored them."""
+    with pytest.raises(SystemExit) as stop:  # argparse's own refusal, one line and exit 2
+        main(["parity", "--profile", "balanced", "--games", "5", *option, "--quiet"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert option[0] in err and err.count("\n") == 1
 
 
 def test_absurd_workers_are_clamped_to_the_cpus_with_a_message(tmp_path, capsys):

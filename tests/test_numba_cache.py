@@ -153,7 +153,8 @@ before = is_compiled(kernel.driver_for(100, True))
 play_chunk_numba(load_game_data(), GameConfig(seats=parse_seats("luna:3")), 1, 0, 100, False, {check})
 print(json.dumps({{"checked_on_disk_before": before, "check_state": len(invariants.check_state.signatures),
                   "check_scores": len(invariants.check_scores.signatures),
-                  "serial": len(kernel._play_games.signatures), "checked": len(kernel._play_games_checked.signatures)}}))
+                  "serial": len(kernel._play_games.signatures),
+                  "checked": len(kernel._play_games_checked.signatures)}}))
 """
 
 
