@@ -166,22 +166,24 @@ def select_companies(t, st, seat, by_lead, first, count):
     """``select_companies``: fill ``chosen`` with ``count`` companies from position ``first`` of a ranking."""
     if by_lead:
         lead_margins(t, st, seat)
-        # largest margin first, ties to the more valuable company
-        for i in range(N_COMPANIES):
-            st.lead_order[i] = st.order[i]
-        for i in range(1, N_COMPANIES):
-            company = st.lead_order[i]
-            j = i
-            while j > 0 and st.margin[st.lead_order[j - 1]] < st.margin[company]:
-                st.lead_order[j] = st.lead_order[j - 1]
-                j -= 1
-            st.lead_order[j] = company
-        ranking = st.lead_order
-    else:
-        ranking = st.order
+        # the ranking is order stably sorted by largest margin (ties to the more valuable company); only its
+        # first `first + count` places are needed, so they are picked one at a time, without a sorted copy
+        taken = 0
+        n = 0
+        for place in range(min(first + count, N_COMPANIES)):
+            best = -1
+            for i in range(N_COMPANIES):
+                if (taken >> i) & 1 == 0 and (best < 0 or st.margin[st.order[i]] > st.margin[st.order[best]]):
+                    best = i
+            taken |= 1 << best
+            if place >= first:
+                st.chosen[n] = st.order[best]
+                n += 1
+        st.n_chosen = n
+        return
     n = 0
     for i in range(first, min(first + count, N_COMPANIES)):
-        st.chosen[n] = ranking[i]
+        st.chosen[n] = st.order[i]
         n += 1
     st.n_chosen = n
 
