@@ -193,6 +193,9 @@ TABLE_FIELDS = [
     ("level_start_research", np.int64, (len(LEVELS),), "starting research position"),
     ("level_helium_token", np.int8, (len(LEVELS), MAX_POSITION + 1), "a Luna token lies on that tank space"),
     ("level_research_token", np.int8, (len(LEVELS), MAX_POSITION + 1), "a Luna token lies on that research space"),
+    ("level_helium_tokens_upto", np.int64, (len(LEVELS), MAX_POSITION + 1),
+     "tokens on tank spaces 0..p (a move from p to q fires upto[q] - upto[p])"),
+    ("level_research_tokens_upto", np.int64, (len(LEVELS), MAX_POSITION + 1), "likewise on the research track"),
     # Luna's cards
     ("n_grade1", np.int64, (), "grade-1 cards"),
     ("n_grade2", np.int64, (), "grade-2 cards"),
@@ -446,6 +449,8 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
             t["level_helium_token"][index, position] = 1
         for position in level.research_tokens:
             t["level_research_token"][index, position] = 1
+        t["level_helium_tokens_upto"][index] = np.cumsum(t["level_helium_token"][index])
+        t["level_research_tokens_upto"][index] = np.cumsum(t["level_research_token"][index])
 
     grade1 = [i for i, card in enumerate(luna.cards) if card.grade == 1]
     grade2 = [i for i, card in enumerate(luna.cards) if card.grade == 2]

@@ -2,6 +2,10 @@
 
 Each kernel mirrors the ``sim/reference.py`` function named in its docstring; where the two read
 differently the comment says why they agree.
+
+Small kernels called for every card are ``@jit(inline="always")`` (here and in ``sim/fast/luna.py``):
+numba calls one jitted function from another through a real call (status code, spilled registers),
+and LLVM does not inline them; numba's own inlining does, for ~2 s more of the cold compile.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ def reach_of(t, st, company):
     return mask
 
 
-@jit
+@jit(inline='always')
 def set_owner(t, st, sector, company):
     """``sector_owner[sector] = company`` (company -1 vacates), keeping the owner, occupied and reach
     masks in step: a new outpost adds its neighbours to its company's reach; an outpost that leaves
@@ -80,7 +84,7 @@ def station_totals(t, st, company):
     return value, total
 
 
-@jit
+@jit(inline='always')
 def station_add(t, st, company, column, delta):
     """Put ``delta`` outposts back into (negative: take them from) a station column, keeping the
     company's value, vacant-space count and place in the value order current."""
@@ -93,7 +97,7 @@ def station_add(t, st, company, column, delta):
         reorder(t, st, company)
 
 
-@jit
+@jit(inline='always')
 def sorts_before(t, st, company, other):
     """``company`` comes strictly before ``other`` in ``companies_by_value``: the reference's key
     (-value, -vacant spaces, track id), a total order (companies use distinct track letters)."""
@@ -146,7 +150,7 @@ def ensure_order(t, st):
         st.rank[st.order[i]] = i
 
 
-@jit
+@jit(inline='always')
 def lead_margins(t, st, seat):
     """``lead_margins``: her marker minus the best other marker (others stand on 0 or beyond)."""
     for company in range(N_COMPANIES):
@@ -162,29 +166,31 @@ def select_companies(t, st, seat, by_lead, first, count):
     """``select_companies``: fill ``chosen`` with ``count`` companies from position ``first`` of a ranking."""
     if by_lead:
         lead_margins(t, st, seat)
-        # largest margin first, ties to the more valuable company
-        for i in range(N_COMPANIES):
-            st.lead_order[i] = st.order[i]
-        for i in range(1, N_COMPANIES):
-            company = st.lead_order[i]
-            j = i
-            while j > 0 and st.margin[st.lead_order[j - 1]] < st.margin[company]:
-                st.lead_order[j] = st.lead_order[j - 1]
-                j -= 1
-            st.lead_order[j] = company
-        ranking = st.lead_order
-    else:
-        ranking = st.order
+        # the ranking is order stably sorted by largest margin (ties to the more valuable company); only its
+        # first `first + count` places are needed, so they are picked one at a time, without a sorted copy
+        taken = 0
+        n = 0
+        for place in range(min(first + count, N_COMPANIES)):
+            best = -1
+            for i in range(N_COMPANIES):
+                if (taken >> i) & 1 == 0 and (best < 0 or st.margin[st.order[i]] > st.margin[st.order[best]]):
+                    best = i
+            taken |= 1 << best
+            if place >= first:
+                st.chosen[n] = st.order[best]
+                n += 1
+        st.n_chosen = n
+        return
     n = 0
     for i in range(first, min(first + count, N_COMPANIES)):
-        st.chosen[n] = ranking[i]
+        st.chosen[n] = st.order[i]
         n += 1
     st.n_chosen = n
 
 
 # ---------------------------------------------------------------- company tracks
 
-@jit
+@jit(inline='always')
 def advance_track(t, st, seat, company, steps):
     """``advance_track``: Luna pays what she can at a barrier, a scripted seat stops unless it pays in full."""
     side = st.track_side[company]
@@ -204,7 +210,7 @@ def advance_track(t, st, seat, company, steps):
 
 # ---------------------------------------------------------------- expansion
 
-@jit
+@jit(inline='always')
 def take_column(t, st, company):
     """``take_column``: most vacant column whose final space is occupied, ties to the logo; -1 if none."""
     best = -1
@@ -307,7 +313,7 @@ def refill_display(st):
             st.display[space] = st.action_deck[st.action_deck_len]
 
 
-@jit
+@jit(inline='always')
 def take_display_card(t, st, seat, space):
     """``take_display_card``: the card (if any) goes to the seat, with its extra share."""
     card = st.display[space]
@@ -348,7 +354,7 @@ def gain_most_valuable_share(t, st, seat):
 
 # ---------------------------------------------------------------- research plans
 
-@jit
+@jit(inline='always')
 def refill_plan_row(st, row):
     """``refill_plan_row``: each empty space of the row, in order, from the row's deck."""
     for space in range(RESEARCH_ROW_SPACES):

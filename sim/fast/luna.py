@@ -78,7 +78,7 @@ def rebuild_deck(t, st, seat):
     st.pile_len[seat, DECK] = n
 
 
-@jit
+@jit(inline='always')
 def draw_luna_card(t, st, seat):
     """``draw_luna_card``: top card; an empty deck is rebuilt first (and, reading ``rebuild = immediate``,
     as soon as the last card is drawn)."""
@@ -104,7 +104,7 @@ def _rebuild_and_draw(t, st, seat):
     return card
 
 
-@jit
+@jit(inline='always')
 def fire_token(st, seat):
     """``fire_token``: one grade-2 card face down on top of her deck, if the stack has one."""
     if st.pile_len[seat, STACK] > 0:
@@ -114,7 +114,7 @@ def fire_token(st, seat):
         st.grade2_by_token[seat] += 1
 
 
-@jit
+@jit(inline='always')
 def discard(st, seat, card):
     """A card face up on top of her discard pile."""
     st.piles[seat, DISCARD, st.pile_len[seat, DISCARD]] = card
@@ -125,40 +125,49 @@ def discard(st, seat, card):
 
 @jit
 def move_marker(t, st, seat, track, steps):
-    """``move_marker``: a seat's tank (``TANK``) or upload (``UPLOAD``) marker forward step by step.
+    """``move_marker``: a seat's tank (``TANK``) or upload (``UPLOAD``) marker forward ``steps`` spaces.
 
     Reaching the switch space turns slot A (tank) or E (upload) ON, except at a Luna level without
     switches; reaching a Luna token fires it (a marker only moves forward, so each token is reached at
     most once, as the reference's removal from its token list ensures); each step past the end pays.
+    The reference moves step by step; the steps' effects are independent of each other (cash, a switch,
+    tokens firing from the stack onto the deck), so they are applied at once: the switch when its space
+    lies in the move, each token in it fired (``level_*_tokens_upto``), the steps past the end paid.
     """
+    if steps <= 0:
+        return
     level = t.seat_level[seat]
     luna = level >= 0
-    switches = t.level_switches[level] if luna else True
     if track == TANK:
         end, switch_at, slot = t.tank_max, t.tank_switch_at, SLOT_A
+        position = st.helium[seat]
     else:
         end, switch_at, slot = t.research_max, t.research_switch_at, SLOT_E
-    for _ in range(steps):
-        position = st.helium[seat] if track == TANK else st.research[seat]
-        if position >= end:
-            st.cash[seat] += t.past_end
-            continue
-        position += 1
+        position = st.research[seat]
+    moved = min(steps, max(end - position, 0))
+    if moved < steps:
+        st.cash[seat] += t.past_end * (steps - moved)
+    if moved == 0:
+        return
+    reached = position + moved
+    if track == TANK:
+        st.helium[seat] = reached
+    else:
+        st.research[seat] = reached
+    if position < switch_at <= reached and (not luna or t.level_switches[level]):
+        st.slot_on[seat, slot] = 1
+    if luna:
         if track == TANK:
-            st.helium[seat] = position
+            tokens = t.level_helium_tokens_upto[level, reached] - t.level_helium_tokens_upto[level, position]
         else:
-            st.research[seat] = position
-        if switches and position == switch_at:
-            st.slot_on[seat, slot] = 1
-        if luna:
-            token = t.level_helium_token[level, position] if track == TANK else t.level_research_token[level, position]
-            if token:
-                fire_token(st, seat)
+            tokens = t.level_research_tokens_upto[level, reached] - t.level_research_tokens_upto[level, position]
+        for _ in range(tokens):
+            fire_token(st, seat)
 
 
 # ---------------------------------------------------------------- a card's actions
 
-@jit
+@jit(inline='always')
 def resolve_card(t, st, seat, card, slot):
     """``resolve_card``: the card's opcode rows top to bottom, as played from ``slot`` (any reading other than
     the defaults: :func:`resolve_turn`)."""

@@ -173,7 +173,6 @@ STATE_FIELDS = [
 # Written before read in every game (a pile beyond its length, this round's plan, the output rows).
 SCRATCH_FIELDS = [
     ("margin", np.int64, (N_COMPANIES,), "lead margins of the seat acting"),
-    ("lead_order", np.int64, (N_COMPANIES,), "companies by lead margin"),
     ("chosen", np.int64, (N_COMPANIES,), "companies chosen by the current card's last advance_company"),
     ("n_chosen", np.int64, (), "entries of chosen in use (reset by each card)"),
     ("expand_order", np.int64, (N_COMPANIES,), "chosen, less valuable first"),
