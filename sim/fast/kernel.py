@@ -1,20 +1,20 @@
-"""The drivers: a block of games on one state record, the serial and parallel loops over blocks, and
-the public :func:`play_chunk_numba` (validate in Python, then a jitted kernel fills preallocated arrays).
+"""The drivers: a block of games on one state record, the serial, parallel and checked loops over blocks,
+and the public :func:`play_chunk_numba` (validate in Python, then a jitted kernel fills preallocated arrays).
 
 Where a game's time goes (perf samples of the jitted code with a perf map of every jitted function, 1
-thread, ``luna:8``, issue 9, after the kernel commits of branch w4-kernel): the opcode loop ``card_ops`` with
-what is inlined into it (track steps, display cards, plan rows) ~24 %, expansion ~10 % (+ outpost
-placing and the value order ~7 %), company choice ~7 %, the shuffles ~9 %, the most-valuable-share
-pick ~5 %, the tank/upload markers ~4 %, drawing into slots, majority cards, turns and the end of her
-actions ~15 %, preparation and the display ~5 %, the state reset and output rows ~2-3 %. Played with
-every card action skipped, a game still costs ~1.2-1.3 us (~11x the floor) at every level: the round
-frame (draws, shuffles, turns, preparation, setup, scoring) is most of the gap to the floor, and the
-actions add ~1.0 us (``luna:0``) to ~2.2 us (``luna:8``). No part dominates: the time is many small
-branchy steps (this VM has no hardware counters to say how much is mispredicted branches). Tried without
-a measurable gain: int8 sector owners, placers and card holders (reset 7000 -> 4312 bytes), a lazy
-shuffle of the action-card deck, inlining the round frame's kernels. Board caches the kernels keep
-current rather than recompute: the company order (``board.reorder``), the occupied and per-company
-reach sector masks.
+thread, ``luna:8``, issue 9, after marker moves in one step and the small per-card kernels inlined): the
+opcode loop ``card_ops`` with what is inlined into it (track steps, display cards, plan rows) ~24 %,
+expansion ~10 % (+ outpost placing and the value order ~7 %), company choice ~7 %, the shuffles ~9 %, the
+most-valuable-share pick ~5 %, the tank/upload markers ~4 %, drawing into slots, majority cards, turns
+and the end of her actions ~15 %, preparation and the display ~5 %, the state reset and output rows ~2-3
+%. Played with every card action skipped, a game still costs ~1.2-1.3 us (~11x the floor) at every level:
+the round frame (draws, shuffles, turns, preparation, setup, scoring) is most of the gap to the floor,
+and the actions add ~1.0 us (``luna:0``) to ~2.2 us (``luna:8``). No part dominates: the time is many
+small branchy steps (this VM has no hardware counters to say how much is mispredicted branches). Tried
+without a measurable gain: int8 sector owners, placers and card holders (reset 7000 -> 4312 bytes), a
+lazy shuffle of the action-card deck, inlining the round frame's kernels. Board caches the kernels keep
+current rather than recompute: the company order (``board.reorder``), the occupied and per-company reach
+sector masks.
 """
 
 from __future__ import annotations
