@@ -5,8 +5,9 @@ Everything runs in child processes that share one numba cache folder, empty at t
 
 1. **cold start**: ``luna-balance simulate`` of a few games, the first command a user types; the engine
    compiles (the small run compiles the serial driver, as a first test run or notebook cell would);
-2. **warm start**: the same command again, now loaded from the cache; both are wall seconds from process
-   start to exit; a third process times its imports and its first engine call (``engine load``) apart;
+2. **warm start**: the same command again, now loaded from the cache, the median of ``WARM_STARTS`` runs
+   (one run of a second is at the mercy of a passing load); both are wall seconds from process start to
+   exit; another process times its imports and its first engine call (``engine load``) apart;
 3. **per Luna level** (Luna alone), in one child: the kernel alone (``play_chunk_numba`` over the run's
    chunks) on 1 and on 2 threads, the scaling ratio and the 2-thread run's CPU/wall; end-to-end
    ``run_simulation`` (what ``simulate`` runs) with ``--aggregate-only``, with per-game rows, and with
@@ -29,6 +30,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,6 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 1
 START_GAMES = 100  # the first command's size: small, so it compiles the serial driver first
+WARM_STARTS = 3
 LEVEL_COLUMNS = ("kernel_1", "kernel_2", "scaling", "cpu_per_wall_2", "aggregate", "rows", "rounds", "floor_ratio")
 _ENGINE_LOAD = """
 import json, sys, time
@@ -91,7 +94,7 @@ def start_times(env: dict[str, str], scratch: Path) -> dict[str, float]:
     command = ["-m", "sim.cli", "simulate", "--seats", "luna:5", "--games", str(START_GAMES), "--quiet",
                "--out", str(scratch / "start")]
     cold, _, _ = _child(command, env)
-    warm, _, _ = _child(command, env)
+    warm = statistics.median(_child(command, env)[0] for _ in range(WARM_STARTS))
     _, _, loaded = _child(["-c", _ENGINE_LOAD], env, scratch / "load.json")
     return {"cold_start": cold, "warm_start": warm, **json.loads(loaded)}
 
@@ -195,8 +198,8 @@ def markdown(report: dict) -> str:
     start = report.get("start")
     if start:
         lines.append(f"- cold start (empty cache, `simulate --games {START_GAMES}`): {start['cold_start']:.1f} s; "
-                     f"warm start: {start['warm_start']:.2f} s (imports {start['imports']:.2f} s, engine load "
-                     f"{start['engine_load']:.2f} s)")
+                     f"warm start (median of {WARM_STARTS}): {start['warm_start']:.2f} s "
+                     f"(imports {start['imports']:.2f} s, engine load {start['engine_load']:.2f} s)")
     memory = report.get("memory")
     if memory:
         lines.append(f"- `simulate --aggregate-only` over {memory['games']:,} games of luna:5: peak RSS "
