@@ -33,7 +33,7 @@ def reach_of(t, st, company):
     return mask
 
 
-@jit(inline='always')
+@jit(inline="always")
 def set_owner(t, st, sector, company):
     """``sector_owner[sector] = company`` (company -1 vacates), keeping the owner, occupied and reach
     masks in step: a new outpost adds its neighbours to its company's reach; an outpost that leaves
@@ -84,7 +84,7 @@ def station_totals(t, st, company):
     return value, total
 
 
-@jit(inline='always')
+@jit(inline="always")
 def station_add(t, st, company, column, delta):
     """Put ``delta`` outposts back into (negative: take them from) a station column, keeping the
     company's value, vacant-space count and place in the value order current."""
@@ -97,7 +97,7 @@ def station_add(t, st, company, column, delta):
         reorder(t, st, company)
 
 
-@jit(inline='always')
+@jit(inline="always")
 def sorts_before(t, st, company, other):
     """``company`` comes strictly before ``other`` in ``companies_by_value``: the reference's key
     (-value, -vacant spaces, track id), a total order (companies use distinct track letters)."""
@@ -150,7 +150,7 @@ def ensure_order(t, st):
         st.rank[st.order[i]] = i
 
 
-@jit(inline='always')
+@jit(inline="always")
 def lead_margins(t, st, seat):
     """``lead_margins``: her marker minus the best other marker (others stand on 0 or beyond)."""
     for company in range(N_COMPANIES):
@@ -190,7 +190,7 @@ def select_companies(t, st, seat, by_lead, first, count):
 
 # ---------------------------------------------------------------- company tracks
 
-@jit(inline='always')
+@jit(inline="always")
 def advance_track(t, st, seat, company, steps):
     """``advance_track``: Luna pays what she can at a barrier, a scripted seat stops unless it pays in full."""
     side = st.track_side[company]
@@ -210,7 +210,7 @@ def advance_track(t, st, seat, company, steps):
 
 # ---------------------------------------------------------------- expansion
 
-@jit(inline='always')
+@jit(inline="always")
 def take_column(t, st, company):
     """``take_column``: most vacant column whose final space is occupied, ties to the logo; -1 if none."""
     best = -1
@@ -313,7 +313,7 @@ def refill_display(st):
             st.display[space] = st.action_deck[st.action_deck_len]
 
 
-@jit(inline='always')
+@jit(inline="always")
 def take_display_card(t, st, seat, space):
     """``take_display_card``: the card (if any) goes to the seat, with its extra share."""
     card = st.display[space]
@@ -354,7 +354,7 @@ def gain_most_valuable_share(t, st, seat):
 
 # ---------------------------------------------------------------- research plans
 
-@jit(inline='always')
+@jit(inline="always")
 def refill_plan_row(st, row):
     """``refill_plan_row``: each empty space of the row, in order, from the row's deck."""
     for space in range(RESEARCH_ROW_SPACES):

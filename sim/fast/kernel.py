@@ -149,7 +149,8 @@ def _play_games_checked(tables, seed, games, detail, check, out_int, out_won, ou
 
 
 def driver_for(count: int, check_invariants: bool = False) -> numba.core.registry.CPUDispatcher:
-    """The driver :func:`play_chunk_numba` runs a chunk of ``count`` games with: parallel only when it can help."""
+    """The driver :func:`play_chunk_numba` runs a chunk of ``count`` games with: the checked one when asked
+    for the invariant checks, else parallel only when it can help."""
     if check_invariants:
         return _play_games_checked
     return _play_games_parallel if count > BLOCK_GAMES and numba.get_num_threads() > 1 else _play_games

@@ -78,7 +78,7 @@ def rebuild_deck(t, st, seat):
     st.pile_len[seat, DECK] = n
 
 
-@jit(inline='always')
+@jit(inline="always")
 def draw_luna_card(t, st, seat):
     """``draw_luna_card``: top card; an empty deck is rebuilt first (and, reading ``rebuild = immediate``,
     as soon as the last card is drawn)."""
@@ -104,7 +104,7 @@ def _rebuild_and_draw(t, st, seat):
     return card
 
 
-@jit(inline='always')
+@jit(inline="always")
 def fire_token(st, seat):
     """``fire_token``: one grade-2 card face down on top of her deck, if the stack has one."""
     if st.pile_len[seat, STACK] > 0:
@@ -114,7 +114,7 @@ def fire_token(st, seat):
         st.grade2_by_token[seat] += 1
 
 
-@jit(inline='always')
+@jit(inline="always")
 def discard(st, seat, card):
     """A card face up on top of her discard pile."""
     st.piles[seat, DISCARD, st.pile_len[seat, DISCARD]] = card
@@ -167,7 +167,7 @@ def move_marker(t, st, seat, track, steps):
 
 # ---------------------------------------------------------------- a card's actions
 
-@jit(inline='always')
+@jit(inline="always")
 def resolve_card(t, st, seat, card, slot):
     """``resolve_card``: the card's opcode rows top to bottom, as played from ``slot`` (any reading other than
     the defaults: :func:`resolve_turn`)."""
