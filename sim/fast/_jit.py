@@ -20,6 +20,16 @@ The folder is ``$NUMBA_CACHE_DIR/luna-balance-<hash>`` when the user set ``NUMBA
 directory. An in-tree folder of an older version of the sources is removed when a new one is made
 (a folder under ``NUMBA_CACHE_DIR`` may serve another checkout, so it is left alone there).
 
+Selects. Most of a game's time is mispredicted branches: which card comes, which company leads, which
+display space shows a share is the game's chance, so a branch on it goes wrong about as often as not
+(issue 9: the same game played over and over, which the predictor learns, ran 2.3x faster at level 8).
+The kernels pick such values with selects (``a if c else b``, compiled to ``cmov``), and two LLVM
+options keep LLVM from turning them back into branches: ``-disable-cgp-select2branch`` (CodeGenPrepare
+makes a branch of a select whose operand is a load) and, on x86-64, ``-x86-cmov-converter=false``
+(which makes branches of ``cmov`` groups in loops). They are set for the process when this module is
+imported, before any kernel compiles; they change which instructions LLVM emits, never a result, and they
+apply to any other numba code the process compiles (for the better or not at all, as far as measured here).
+
 How the folder is set: numba's cache locator (``numba/core/caching.py``,
 ``UserProvidedCacheLocator``) reads ``numba.config.CACHE_DIR``, the attribute ``NUMBA_CACHE_DIR``
 sets, when a function is decorated with ``cache=True``, and keeps that path for the function's life.
@@ -33,15 +43,27 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import platform
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
+import llvmlite.binding
 import numba
 from numba.misc.appdirs import AppDirs
 
 from sim.constants import COMPANIES
+
+
+def _prefer_selects() -> None:
+    """Ask LLVM to keep the kernels' selects as selects (module docstring, "Selects")."""
+    llvmlite.binding.set_option("", "-disable-cgp-select2branch")
+    if platform.machine().lower() in ("x86_64", "amd64"):  # the option exists only where the x86 backend runs
+        llvmlite.binding.set_option("", "-x86-cmov-converter=false")
+
+
+_prefer_selects()
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SIM_DIR = PACKAGE_DIR.parent

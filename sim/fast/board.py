@@ -18,6 +18,8 @@ from sim.fast.bits import highest_sector, lowest_sector, sector_bit
 from sim.fast.rng import U1
 from sim.fast.state import NO_CARD, NOBODY
 
+_NO_MARGIN = np.iinfo(np.int64).min  # below any lead margin or vacant count: the first candidate always wins
+
 # ---------------------------------------------------------------- companies
 
 
@@ -168,13 +170,18 @@ def select_companies(t, st, seat, by_lead, first, count):
         lead_margins(t, st, seat)
         # the ranking is order stably sorted by largest margin (ties to the more valuable company); only its
         # first `first + count` places are needed, so they are picked one at a time, without a sorted copy
+        # (selects, not branches: which company wins is what a game decides at random, so a branch on it is
+        # mispredicted about as often as not)
         taken = 0
         n = 0
         for place in range(min(first + count, N_COMPANIES)):
-            best = -1
+            best = 0
+            best_margin = _NO_MARGIN
             for i in range(N_COMPANIES):
-                if (taken >> i) & 1 == 0 and (best < 0 or st.margin[st.order[i]] > st.margin[st.order[best]]):
-                    best = i
+                margin = st.margin[st.order[i]]
+                wins = (((taken >> i) & 1) == 0) & (margin > best_margin)  # the first strictly larger: ties to i
+                best = i if wins else best
+                best_margin = margin if wins else best_margin
             taken |= 1 << best
             if place >= first:
                 st.chosen[n] = st.order[best]
@@ -214,10 +221,12 @@ def advance_track(t, st, seat, company, steps):
 def take_column(t, st, company):
     """``take_column``: most vacant column whose final space is occupied, ties to the logo; -1 if none."""
     best = -1
+    most = _NO_MARGIN
     for column in range(t.n_columns):
         vacant = st.vacant[company, column]
-        if vacant < t.column_size and (best < 0 or vacant > st.vacant[company, best]):
-            best = column
+        wins = (vacant < t.column_size) & (vacant > most)  # selects, not branches (see select_companies)
+        best = column if wins else best
+        most = vacant if wins else most
     return best
 
 
@@ -307,10 +316,14 @@ def expand_company(t, st, seat, points, lowest):
 @jit
 def refill_display(st):
     """``refill_display``: each empty space, in order, from the top of the action-card deck."""
-    for space in range(DISPLAY_SPACES):
-        if st.display[space] == NO_CARD and st.action_deck_len > 0:
-            st.action_deck_len -= 1
-            st.display[space] = st.action_deck[st.action_deck_len]
+    n = st.action_deck_len
+    for space in range(DISPLAY_SPACES):  # selects, not branches: which spaces were taken is the game's chance
+        card = st.display[space]
+        fills = np.int64((card == NO_CARD) & (n > 0))
+        # arithmetic, not a select of the loaded card, which LLVM would turn back into a branch
+        st.display[space] = card + fills * (st.action_deck[max(n - 1, 0)] - card)
+        n -= fills
+    st.action_deck_len = n
 
 
 @jit(inline="always")
@@ -339,15 +352,19 @@ def gain_cards(t, st, seat, cells):
 def gain_most_valuable_share(t, st, seat):
     """``gain_card`` with ``most_valuable_share``: lowest space showing a share of the best company shown."""
     # one pass: the space whose share has the best rank, the lowest such space (a strict win replaces)
+    # (selects, not branches: what the display shows is the game's chance)
     best_space = -1
     best_rank = N_COMPANIES
     for space in range(DISPLAY_SPACES):
         card = st.display[space]
-        if card != NO_CARD:
-            share = t.action_share[card]
-            if share >= 0 and st.rank[share] < best_rank:
-                best_rank = st.rank[share]
-                best_space = space
+        share = t.action_share[max(card, 0)]
+        # a space without a share ranks N_COMPANIES behind every company: arithmetic, not a select of a load,
+        # which LLVM would turn back into a branch
+        shown = np.int64((card != NO_CARD) & (share >= 0))
+        rank = st.rank[max(share, 0)] + (1 - shown) * 2 * N_COMPANIES
+        wins = rank < best_rank
+        best_space = space if wins else best_space
+        best_rank = rank if wins else best_rank
     if best_space >= 0:
         take_display_card(t, st, seat, best_space)
 
