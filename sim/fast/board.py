@@ -316,14 +316,15 @@ def expand_company(t, st, seat, points, lowest):
 @jit
 def refill_display(st):
     """``refill_display``: each empty space, in order, from the top of the action-card deck."""
+    # the empty spaces' mask (a few bits at most) rather than the twelve spaces: fewer steps, fewer branches
+    empty = st.display_empty
     n = st.action_deck_len
-    for space in range(DISPLAY_SPACES):  # selects, not branches: which spaces were taken is the game's chance
-        card = st.display[space]
-        fills = np.int64((card == NO_CARD) & (n > 0))
-        # arithmetic, not a select of the loaded card, which LLVM would turn back into a branch
-        st.display[space] = card + fills * (st.action_deck[max(n - 1, 0)] - card)
-        n -= fills
+    while empty != 0 and n > 0:
+        n -= 1
+        st.display[lowest_sector(empty) - 1] = st.action_deck[n]
+        empty &= empty - U1
     st.action_deck_len = n
+    st.display_empty = empty  # the spaces an empty deck left empty
 
 
 @jit(inline="always")
@@ -337,6 +338,7 @@ def take_display_card(t, st, seat, space):
         if share >= 0:
             st.card_shares[seat, share] += 1
         st.display[space] = NO_CARD
+        st.display_empty |= U1 << np.uint64(space)
 
 
 @jit

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.constants import BONUS_SPACES, N_COMPANIES, N_RESOURCE_TYPES, N_SLOTS
+from sim.constants import BONUS_SPACES, DISPLAY_SPACES, N_COMPANIES, N_RESOURCE_TYPES, N_SLOTS
 from sim.fast._jit import jit
 from sim.fast.belt import setup_belt
 from sim.fast.board import (
@@ -27,7 +27,7 @@ from sim.fast.invariants import NONE as NO_VIOLATION
 from sim.fast.invariants import check_scores, check_state
 from sim.fast.luna import SLOT_A, SLOT_E, TANK, discard, luna_turn, majority_value, move_marker, plan_luna
 from sim.fast.players import count_blocked_majorities, plan_player, player_turn
-from sim.fast.rng import BOARD_STREAM, below, game_state, seat_stream, shuffle, stream_state
+from sim.fast.rng import BOARD_STREAM, U1, below, game_state, seat_stream, shuffle, stream_state
 from sim.fast.state import (
     C_BLOCKED,
     C_BONUS_LOST,
@@ -95,6 +95,7 @@ def setup_template(t, st):
     st.sector_owner[:] = NOBODY
     st.placer[:] = NOBODY
     st.display[:] = NO_CARD
+    st.display_empty = (U1 << np.uint64(DISPLAY_SPACES)) - U1
     st.bonus_owner[:] = NOBODY
     st.scientist_owner = NOBODY
     st.card_holder[:] = NOBODY
@@ -219,10 +220,13 @@ def preparation(t, st):
     """``preparation``: every seat's bonus markers home (each seat only touches its own), Luna's majority
     cards to her discard pile, display refilled, next special plan."""
     for seat in range(t.n_seats):
-        for space in range(BONUS_SPACES):
-            if st.bonus_owner[space] == seat:
-                st.bonus_owner[space] = NOBODY
-                st.markers[seat] += 1
+        back = 0
+        for space in range(BONUS_SPACES):  # selects, not branches: where her markers lie is the game's chance
+            owner = st.bonus_owner[space]
+            mine = owner == seat
+            back += 1 if mine else 0
+            st.bonus_owner[space] = NOBODY if mine else owner
+        st.markers[seat] += back
         if t.seat_level[seat] < 0:
             if st.scientist_owner == seat:
                 st.scientist_owner = NOBODY

@@ -371,6 +371,8 @@ def _check_action_cards(t, st):
     places = np.zeros(t.n_action_cards, np.int64)  # only with the checks on: a small allocation per check
     for space in range(DISPLAY_SPACES):
         card = st.display[space]
+        if ((st.display_empty >> np.uint64(space)) & np.uint64(1) == 1) != (card == NO_CARD):
+            return ACTION_CARDS  # the empty spaces' mask disagrees with the display
         if card != NO_CARD:
             if card < 0 or card >= t.n_action_cards:
                 return ACTION_CARDS

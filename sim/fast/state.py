@@ -119,6 +119,7 @@ STATE_FIELDS = [
     ("rank", np.int64, (N_COMPANIES,), "position of each company in order"),
     ("action_deck_len", np.int64, (), "cards in the action-card deck"),
     ("display", np.int64, (DISPLAY_SPACES,), "action card on each display space, or -1"),
+    ("display_empty", np.uint64, (), "bit s set: display space s is empty (the same facts as display)"),
     ("plan_rows", np.int8, (N_ROWS, RESEARCH_ROW_SPACES), "a research plan lies on row A/B/C, space 0-3"),
     ("plan_decks", np.int64, (N_ROWS,), "plans left in each row's deck"),
     ("plan_generation", np.int64, (N_ROWS, RESEARCH_ROW_SPACES),

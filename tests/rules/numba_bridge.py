@@ -125,6 +125,10 @@ def _apply(tables, state, op, a, b, c, d, e):
             st.value[company], st.vacant_sum[company] = station_totals(t, st, company)
         st.order_dirty = 1
         ensure_order(t, st)
+        st.display_empty = 0
+        for space in range(st.display.shape[0]):
+            if st.display[space] == -1:
+                st.display_empty |= np.uint64(1) << np.uint64(space)
         return 0
     if op == GAIN_HELIUM or op == PLAYER_HELIUM:  # one marker mover for Luna and scripted seats
         move_marker(t, st, a, TANK, b)
