@@ -13,8 +13,10 @@ Everything runs in child processes that share one numba cache folder, empty at t
    ``run_simulation`` (what ``simulate`` runs) with ``--aggregate-only``, with per-game rows, and with
    ``--detail rounds``, each on 2 threads and given as a share of the kernel on 2 threads (on a 1-core
    machine "2 threads" is one); the floor ratio (the engine's time per game on one thread over the floor
-   kernel's, ``benchmarks/floor.py``); each rate the best of ``--repeats``, the kernel and the three
-   runs interleaved within each repeat so load changes hit them alike;
+   kernel's, ``benchmarks/floor.py``), and the same ratio for one game played over and over (its
+   branches learnt by the processor's predictor: the gap between the two ratios is what mispredicted
+   branches cost, ``sim/fast/kernel.py``); each rate the best of ``--repeats``, the kernel and the
+   three runs interleaved within each repeat so load changes hit them alike;
 4. **memory of a large run**: peak resident memory and wall seconds of ``simulate --aggregate-only`` over
    ``--memory-games`` games of ``luna:5`` (0 skips it);
 5. **the default study** (``luna-balance study``), end to end: wall seconds and peak resident memory of
@@ -42,7 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SEED = 1
 START_GAMES = 100  # the first command's size: small, so it compiles the serial driver first
 WARM_STARTS = 3
-LEVEL_COLUMNS = ("kernel_1", "kernel_2", "scaling", "cpu_per_wall_2", "aggregate", "rows", "rounds", "floor_ratio")
+LEVEL_COLUMNS = ("kernel_1", "kernel_2", "scaling", "cpu_per_wall_2", "aggregate", "rows", "rounds", "floor_ratio",
+                 "replayed_floor_ratio")
 _ENGINE_LOAD = """
 import json, sys, time
 started = time.perf_counter()
@@ -129,6 +132,7 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
     from benchmarks.floor import play_floor
     from sim.config import GameConfig, parse_seats
     from sim.fast import play_chunk_numba
+    from sim.fast.kernel import play_games_numba
     from sim.gamedata import load_game_data
     from sim.run import RunOptions, chunk_bounds, default_chunk_size, run_simulation
 
@@ -137,6 +141,7 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
     numba.set_num_threads(threads)
     deck_size = sum(card.grade == 1 for card in data.luna.cards)
     floor_out = np.zeros(games, dtype=np.int64)
+    one_game = np.zeros(games, dtype=np.int64)  # game 0, `games` times
     play_floor(np.uint64(SEED), 0, deck_size, floor_out[:10])
     results = {}
     for level in levels:
@@ -158,10 +163,14 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
             finally:
                 numba.set_num_threads(threads)
 
+        def replayed(config: GameConfig = config) -> None:
+            play_games_numba(data, config, SEED, one_game, False)
+
         simulate(detail=True)  # loads (or compiles) every driver outside the timing
         one_thread()
         rates, busy = _best_rates({
             "kernel_2": kernel, "kernel_1": one_thread,
+            "replayed": lambda replayed=replayed: one_thread(replayed),
             "aggregate": lambda simulate=simulate: simulate(aggregate_only=True),
             "rows": simulate, "rounds": lambda simulate=simulate: simulate(detail=True),
             "floor": lambda: play_floor(np.uint64(SEED), 0, deck_size, floor_out),
@@ -172,6 +181,7 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
             "cpu_per_wall_2": busy["kernel_2"],
             **{name: rates[name] / rates["kernel_2"] for name in ("aggregate", "rows", "rounds")},
             "floor_ratio": rates["floor"] / rates["kernel_1"],
+            "replayed_floor_ratio": rates["floor"] / rates["replayed"],
         }
         print(f"level {level} measured", file=sys.stderr, flush=True)
     return results
@@ -185,16 +195,17 @@ def markdown(report: dict) -> str:
              f"after {report['load_after']}",
              f"{report['games']:,} games per measurement, best of {report['repeats']}", "",
              "| level | kernel 1 thread | kernel 2 threads | scaling | CPU/wall | aggregate-only | per-game rows "
-             "| detail rounds | × floor |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| detail rounds | × floor | × floor, one game replayed |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for level, row in report["levels"].items():
         lines.append(f"| {level} | {row['kernel_1']:,.0f} | {row['kernel_2']:,.0f} | {row['scaling']:.2f}× "
                      f"| {row['cpu_per_wall_2']:.2f} | {row['aggregate']:.0%} | {row['rows']:.0%} "
-                     f"| {row['rounds']:.0%} | {row['floor_ratio']:.1f} |")
+                     f"| {row['rounds']:.0%} | {row['floor_ratio']:.1f} | {row['replayed_floor_ratio']:.1f} |")
     lines.append("")
     lines.append("kernel columns in games/s; aggregate-only, per-game rows and detail rounds are end-to-end "
                  "`simulate` games/s as a share of the kernel on 2 threads; CPU/wall of the 2-thread kernel (below 2, "
-                 "the machine did not give it two cores and the scaling is the load's)")
+                 "the machine did not give it two cores and the scaling is the load's); × floor, one game replayed: "
+                 "the floor ratio of one game played over and over, whose branches the processor learns")
     start = report.get("start")
     if start:
         lines.append(f"- cold start (empty cache, `simulate --games {START_GAMES}`): {start['cold_start']:.1f} s; "

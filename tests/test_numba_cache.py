@@ -168,3 +168,18 @@ def test_the_everyday_engine_compiles_no_invariant_check(tmp_path):
                        "checked": 1}
     again = run_python(_CHECKS.format(check=True), **environ)  # loaded from the cache, said so beforehand
     assert again["checked_on_disk_before"] is True and again["checked"] == 1
+
+
+def test_llvm_is_asked_to_keep_selects_and_the_x86_option_only_on_x86(monkeypatch):
+    import llvmlite.binding
+
+    asked = []
+    monkeypatch.setattr(llvmlite.binding, "set_option", lambda name, option: asked.append(option))
+    monkeypatch.setattr(_jit.platform, "machine", lambda: "x86_64")
+    _jit._prefer_selects()
+    assert asked == ["-disable-cgp-select2branch", "-x86-cmov-converter=false"]
+    asked.clear()
+    # LLVM ends the process on an option no backend of the build registered: elsewhere only the generic one
+    monkeypatch.setattr(_jit.platform, "machine", lambda: "aarch64")
+    _jit._prefer_selects()
+    assert asked == ["-disable-cgp-select2branch"]

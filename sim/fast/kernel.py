@@ -2,19 +2,24 @@
 and the public :func:`play_chunk_numba` (validate in Python, then a jitted kernel fills preallocated arrays).
 
 Where a game's time goes (perf samples of the jitted code with a perf map of every jitted function, 1
-thread, ``luna:8``, issue 9, after marker moves in one step and the small per-card kernels inlined): the
-opcode loop ``card_ops`` with what is inlined into it (track steps, display cards, plan rows) ~24 %,
-expansion ~10 % (+ outpost placing and the value order ~7 %), company choice ~7 %, the shuffles ~9 %, the
-most-valuable-share pick ~5 %, the tank/upload markers ~4 %, drawing into slots, majority cards, turns
-and the end of her actions ~15 %, preparation and the display ~5 %, the state reset and output rows ~2-3
-%. Played with every card action skipped, a game still costs ~1.2-1.3 us (~11x the floor) at every level:
-the round frame (draws, shuffles, turns, preparation, setup, scoring) is most of the gap to the floor,
-and the actions add ~1.0 us (``luna:0``) to ~2.2 us (``luna:8``). No part dominates: the time is many
-small branchy steps (this VM has no hardware counters to say how much is mispredicted branches). Tried
-without a measurable gain: int8 sector owners, placers and card holders (reset 7000 -> 4312 bytes), a
-lazy shuffle of the action-card deck, inlining the round frame's kernels. Board caches the kernels keep
-current rather than recompute: the company order (``board.reorder``), the occupied and per-company reach
-sector masks.
+thread, ``luna:8``, issue 9): the opcode loop ``card_ops`` with what is inlined into it (track steps,
+display cards, plan rows) ~29%, expansion with outpost placing and the value order ~19%, company choice ~7%,
+the shuffles ~9%, the tank/upload markers ~4%, drawing into slots, majority cards, turns and the end of her
+actions ~15%, research plans ~3%, preparation and the display ~3%, the state reset and output rows ~3%.
+
+Most of it is mispredicted branches: the same game played over and over, which the branch predictor learns,
+cost (before the selects below) 1.4 us at ``luna:8`` against 3.3 us for distinct games (1.06 against 2.03 us
+at ``luna:0``), while the floor kernel is branch-free by construction. Which card comes, which company
+leads, which display space shows a share is each game's chance, so a branch on it goes wrong about as often
+as not; per function, the gap between distinct and repeated games puts ~60% of ``card_ops`` (mostly its
+per-opcode dispatch), ~70% of expansion and the value order, ~70% of company choice there. Where a choice is
+a min or max over a few candidates the kernels take it with selects (``a if c else b``, and LLVM told to
+keep them: ``sim/fast/_jit.py``), which took 7-10% off every level; what remains branches on a card's own
+steps. Tried without a measurable gain: int8 sector owners, placers and card holders (reset 7000 -> 4312
+bytes), a lazily shuffled action-card deck, inlining the round frame's kernels, the value order re-counted
+branch-free after every change, LLVM's looser if-conversion thresholds, no loop vectorizer. Board caches the
+kernels keep current rather than recompute: the company order (``board.reorder``), the occupied and
+per-company reach sector masks, the display's empty spaces.
 """
 
 from __future__ import annotations
