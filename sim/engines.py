@@ -94,7 +94,7 @@ def _load_numba() -> PlayChunk:
 
     def play(data: GameData, config: GameConfig, seed: int, first_game: int, count: int, detail: bool,
              check_invariants: bool = False) -> Chunk:
-        return _announced(count, check_invariants,
+        return _announced(data, config, count, check_invariants,
                           lambda: play_chunk_numba(data, config, seed, first_game, count, detail, check_invariants))
 
     return play
@@ -114,17 +114,21 @@ def set_compile_notice(enabled: bool) -> None:
     _compile_notice["enabled"] = enabled
 
 
-def _announced(count: int, check_invariants: bool, play: Callable[[], Chunk]) -> Chunk:
-    """Run ``play`` (a numba engine call of ``count`` games, invariants checked or not), saying on stderr
-    when it first compiles the engine.
+def _announced(data: GameData, config: GameConfig, count: int, check_invariants: bool,
+               play: Callable[[], Chunk]) -> Chunk:
+    """Run ``play`` (a numba engine call of ``count`` games of ``data`` and ``config``, invariants checked or
+    not), saying on stderr when it first compiles the engine it needs.
 
     Nothing is said when the compiled code is in numba's cache folder (a warm start), nor after the
     first notice of the process. Both numba entry points (a range of games, a list) come through here.
     """
     from sim.fast._jit import is_compiled
-    from sim.fast.kernel import driver_for
+    from sim.fast.kernel import driver_for, needs_general
+    from sim.tables import compile_tables
 
-    if _compile_notice["said"] or not _compile_notice["enabled"] or is_compiled(driver_for(count, check_invariants)):
+    if _compile_notice["said"] or not _compile_notice["enabled"]:
+        return play()
+    if is_compiled(driver_for(count, check_invariants, needs_general(compile_tables(data, config)))):
         return play()
     _compile_notice["said"] = True
     sys.stderr.write("luna-balance: compiling the numba engine for this machine; this happens once and takes "
@@ -149,7 +153,7 @@ def _load_numba_listed() -> PlayListed:
     def play(data: GameData, config: GameConfig, seed: int, games: Iterable[int] | np.ndarray, detail: bool,
              check_invariants: bool = False) -> Chunk:
         games = np.asarray(games, dtype=np.int64).reshape(-1)
-        return _announced(games.size, check_invariants,
+        return _announced(data, config, games.size, check_invariants,
                           lambda: play_listed_numba(data, config, seed, games, detail, check_invariants))
 
     return play

@@ -170,6 +170,53 @@ def test_the_everyday_engine_compiles_no_invariant_check(tmp_path):
     assert again["checked_on_disk_before"] is True and again["checked"] == 1
 
 
+
+# ---------------------------------------------------------------- the Belt and the readings compile apart (issue 9)
+
+_GENERAL = """
+import json, sys
+from sim.config import GameConfig, parse_seats
+from sim.constants import RULE_SWITCHES
+from sim.fast import belt, kernel, luna, play_chunk_numba
+from sim.fast._jit import is_compiled
+from sim.gamedata import load_game_data
+
+board, reading = sys.argv[1], sys.argv[2] == "reading"
+path = {path!r}
+switch, readings = next(iter(RULE_SWITCHES.items()))
+open(path, "w").write(f'[luna.rules]\\n{{switch}} = "{{readings[1]}}"\\n')
+data = load_game_data(path) if reading else load_game_data()
+before = is_compiled(kernel.driver_for(100, False, True))
+play_chunk_numba(data, GameConfig(seats=parse_seats("luna:3"), board=board), 1, 0, 100, False)
+print(json.dumps({{"general_on_disk_before": before, "serial": len(kernel._play_games.signatures),
+                  "general": len(kernel._play_games_general.signatures),
+                  "belt": len(belt.expand_company_belt.signatures) + len(belt.setup_belt.signatures),
+                  "readings": len(luna.luna_turn_readings.signatures) + len(luna.expand_general.signatures)}}))
+"""
+
+
+def _general_run(tmp_path: Path, board: str, reading: str, environ: dict) -> dict:
+    code = _GENERAL.format(path=str(tmp_path / "reading.toml"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           **environ}
+    done = subprocess.run([sys.executable, "-c", code, board, reading], cwd=ROOT, env=env, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_the_everyday_engine_compiles_neither_the_belt_nor_the_readings(tmp_path):
+    environ = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_NUM_THREADS": "2"}
+    moon = _general_run(tmp_path, "moon", "shipped", environ)
+    assert moon == {"general_on_disk_before": False, "serial": 1, "general": 0, "belt": 0, "readings": 0}
+    belt = _general_run(tmp_path, "belt", "shipped", environ)
+    assert belt["general_on_disk_before"] is False and belt["general"] == 1 and belt["belt"] > 0
+    assert belt["serial"] == 0  # a Belt game, even a small one, takes the general driver
+    reading = _general_run(tmp_path, "moon", "reading", environ)  # the Belt's compile serves the readings too
+    assert reading["general_on_disk_before"] is True and reading["general"] == 1 and reading["serial"] == 0
+
+
 def test_llvm_is_asked_to_keep_selects_and_the_x86_option_only_on_x86(monkeypatch):
     import llvmlite.binding
 

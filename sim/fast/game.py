@@ -83,8 +83,9 @@ from sim.tables import RULE_START_POSITION, START_PLACE
 
 
 @jit
-def setup_template(t, st):
-    """What ``setup_game`` does without drawing, into a zeroed record: the template every game starts from.
+def setup_template(t, st, general):
+    """What ``setup_game`` does without drawing, into a zeroed record: the template every game starts from
+    (``general``: ``luna.py``'s module docstring).
 
     The nobody/no-card markers, each seat's starting values, the research rows, the special plans face
     up and the companies' setup outposts. None of it draws or depends on a draw (the company order it
@@ -109,8 +110,9 @@ def setup_template(t, st):
             column = take_column(t, st, company)
             station_add(t, st, company, column if column >= 0 else t.n_columns - 1, -1)  # -1: the last column
             set_owner(t, st, t.setup_sectors[company, k], company)
-    if t.board_belt:
-        setup_belt(t, st)
+    if general is not None:
+        if t.board_belt:
+            setup_belt(t, st)
     for seat in range(t.n_seats):
         st.slots[seat, :] = NO_CARD
         st.majority[seat, :] = NO_CARD
@@ -200,16 +202,16 @@ def drops_token_helium(t, seat):
 # ---------------------------------------------------------------- the round
 
 @jit
-def action_phase(t, st):
+def action_phase(t, st, general):
     """``action_phase``: turns round the table in seat order, one action a turn, until every seat passed."""
     while True:
         acted = False
         for seat in range(t.n_seats):
             if not st.passed[seat]:
                 if t.seat_level[seat] >= 0:
-                    luna_turn(t, st, seat)
+                    luna_turn(t, st, seat, general)
                 else:
-                    player_turn(t, st, seat)
+                    player_turn(t, st, seat, general)
                 acted = True
         if not acted:
             return
@@ -241,8 +243,9 @@ def preparation(t, st):
 
 
 @jit
-def play_round(t, st, detail):
-    """``play_round``; with ``detail``, the k-th Luna seat's record goes to ``round_rows[k, round - 1]``."""
+def play_round(t, st, detail, general):
+    """``play_round``; with ``detail``, the k-th Luna seat's record goes to ``round_rows[k, round - 1]``
+    (``general``: ``luna.py``'s module docstring)."""
     st.round += 1
     rnd = st.round
     for seat in range(t.n_seats):  # scripted seats plan first (each on its own stream)
@@ -255,7 +258,7 @@ def play_round(t, st, detail):
             st.round_start[seat, 1] = st.reshuffles[seat]
             st.round_start[seat, 2] = st.grade2_by_reshuffle[seat]
             st.round_start[seat, 3] = st.grade2_by_token[seat]
-        plan_luna(t, st, seat)
+        plan_luna(t, st, seat, general)
     if detail:
         for k in range(t.n_luna):
             seat = t.luna_seats[k]
@@ -268,7 +271,7 @@ def play_round(t, st, detail):
                 row[R_MAJORITY + index] = majority_value(t, st, seat, index)
             row[R_DECK_SIZE] = st.round_start[seat, 0]
     count_blocked_majorities(t, st)
-    action_phase(t, st)
+    action_phase(t, st, general)
     if detail:
         for k in range(t.n_luna):
             seat = t.luna_seats[k]
@@ -346,7 +349,7 @@ def final_scores(t, st, game):
 
 
 @jit
-def play_game(t, st, seed, game, detail, check):
+def play_game(t, st, seed, game, detail, check, general):
     """``play_game`` of game number ``game`` from a fresh copy of the template in ``st``; its rows are left
     in ``st.result``, ``st.won`` and ``st.round_rows``.
 
@@ -354,7 +357,9 @@ def play_game(t, st, seed, game, detail, check):
     checked after setup, after every round and after final scoring, and the game stops at the first
     broken one; returns its ``(check, seat, round)`` (``check`` 0 when all held, and always 0 with
     ``None``). ``None`` is a type of its own to numba, which prunes the ``is not None`` branches before
-    typing them: the everyday engine neither compiles nor carries the checks.
+    typing them: the everyday engine neither compiles nor carries the checks. ``general`` likewise:
+    ``None`` plays the Moon under the shipped rule readings only, ``True`` any board and readings
+    (``luna.py``'s module docstring); the template in ``st`` was made with the same ``general``.
     """
     setup(t, st, seed, game)
     if check is not None:
@@ -362,7 +367,7 @@ def play_game(t, st, seed, game, detail, check):
         if found[0] != NO_VIOLATION:
             return found
     for _ in range(t.rounds):
-        play_round(t, st, detail)
+        play_round(t, st, detail, general)
         if check is not None:
             found = check_state(t, st)
             if found[0] != NO_VIOLATION:

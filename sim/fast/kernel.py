@@ -48,19 +48,20 @@ N_CHECK_COLUMNS = 4
 
 
 @jit
-def _play_block(tables, seed, games, detail, check, first, stop, out_int, out_won, out_rounds, out_check):
+def _play_block(tables, seed, games, detail, check, general, first, stop, out_int, out_won, out_rounds, out_check):
     """Play the chunk's games ``games[first:stop]`` with one state record, into the output columns; with
-    ``check``, stop at the first game that breaks an invariant and report it in its block's ``out_check`` row."""
+    ``check``, stop at the first game that breaks an invariant and report it in its block's ``out_check`` row
+    (``check`` and ``general`` as in ``game.play_game``)."""
     t = tables[0]
     # Row 0 is the game's state, row 1 the template each game starts from: a game is reset by copying
     # the template's reset fields (state.RESET_BYTES) over the state.
     memory = np.zeros((2, _STATE_BYTES), np.uint8)
     st = memory[0].view(STATE_DTYPE)[0]
-    setup_template(t, memory[1].view(STATE_DTYPE)[0])
+    setup_template(t, memory[1].view(STATE_DTYPE)[0], general)
     for index in range(first, stop):
         game = games[index]
         memory[0, :RESET_BYTES] = memory[1, :RESET_BYTES]
-        found = play_game(t, st, seed, game, detail, check)
+        found = play_game(t, st, seed, game, detail, check, general)
         if found[0] != 0:
             report = out_check[first // BLOCK_GAMES]
             report[0], report[1], report[2], report[3] = index, found[1], found[2], found[0]
@@ -88,24 +89,25 @@ def _block_count(games):
     return count, (count + BLOCK_GAMES - 1) // BLOCK_GAMES
 
 
-# The serial, the parallel and the checked driver are three Python functions on purpose: numba keys its
-# on-disk cache by function (file, name, line) and argument types, not by options, so one function jitted
-# twice would share one cache entry and whichever variant compiled first would be loaded for both (issue 9).
-# Each driver is called with one type of ``check`` only, so each has one cache entry, and
-# :func:`sim.fast._jit.is_compiled` tells whether it is on disk.
+# The drivers are four Python functions on purpose: numba keys its on-disk cache by function (file, name,
+# line) and argument types, not by options, so one function jitted twice would share one cache entry and
+# whichever variant compiled first would be loaded for both (issue 9). Each driver is called with one type
+# of ``check`` and ``general`` only (:func:`driver_for`), so each has one cache entry, and
+# :func:`sim.fast._jit.is_compiled` tells whether it is on disk: the everyday engine (serial and parallel,
+# the Moon under the shipped readings), the general one (any board and readings) and the checked one.
 
 @jit
-def _play_games(tables, seed, games, detail, check, out_int, out_won, out_rounds, out_check):
+def _play_games(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
     """Serial driver: every block of the chunk in order (arguments as :func:`_play_games_parallel`)."""
     count, blocks = _block_count(games)
     for block in range(blocks):
         first = block * BLOCK_GAMES
-        _play_block(tables, seed, games, detail, check, first, min(count, first + BLOCK_GAMES), out_int,
-                    out_won, out_rounds, out_check)
+        _play_block(tables, seed, games, detail, check, general, first, min(count, first + BLOCK_GAMES),
+                    out_int, out_won, out_rounds, out_check)
 
 
 @jit(parallel=True)
-def _play_games_parallel(tables, seed, games, detail, check, out_int, out_won, out_rounds, out_check):
+def _play_games_parallel(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
     """Play the games numbered ``games`` into preallocated columns, a block per prange step.
 
     Parameters
@@ -122,6 +124,10 @@ def _play_games_parallel(tables, seed, games, detail, check, out_int, out_won, o
     check : None or True
         ``True``: check the invariants (``sim/fast/invariants.py``) after setup, every round and final
         scoring (only :func:`_play_games_checked` is called so). ``None`` compiles no check at all.
+    general : None or True
+        ``None``: the Moon under the shipped rule readings only, the everyday engine; ``True``: any board
+        side and readings (:func:`_play_games_general` and :func:`_play_games_checked` are called so;
+        ``sim/fast/luna.py``'s module docstring).
     out_int : int64 array, shape (len(SEAT_INT_COLUMNS), count * n_seats)
         Integer per-seat columns; row ``g * n_seats + seat`` is seat ``seat`` of the chunk's game ``g``.
     out_won : float64 array, shape (count * n_seats,)
@@ -139,26 +145,54 @@ def _play_games_parallel(tables, seed, games, detail, check, out_int, out_won, o
     count, blocks = _block_count(games)
     for block in numba.prange(blocks):
         first = block * BLOCK_GAMES
-        _play_block(tables, seed, games, detail, check, first, min(count, first + BLOCK_GAMES), out_int,
-                    out_won, out_rounds, out_check)
+        _play_block(tables, seed, games, detail, check, general, first, min(count, first + BLOCK_GAMES),
+                    out_int, out_won, out_rounds, out_check)
 
 
 @jit(parallel=True)
-def _play_games_checked(tables, seed, games, detail, check, out_int, out_won, out_rounds, out_check):
-    """The parallel driver with ``check=True``, compiled only when a run asks for the invariant checks."""
+def _play_games_general(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
+    """The parallel driver with ``general=True``, compiled only when a run plays the Belt side or a rule
+    reading other than the shipped one (then serial runs use it too: one more engine to compile is enough)."""
     count, blocks = _block_count(games)
     for block in numba.prange(blocks):
         first = block * BLOCK_GAMES
-        _play_block(tables, seed, games, detail, check, first, min(count, first + BLOCK_GAMES), out_int,
-                    out_won, out_rounds, out_check)
+        _play_block(tables, seed, games, detail, check, general, first, min(count, first + BLOCK_GAMES),
+                    out_int, out_won, out_rounds, out_check)
 
 
-def driver_for(count: int, check_invariants: bool = False) -> numba.core.registry.CPUDispatcher:
+@jit(parallel=True)
+def _play_games_checked(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
+    """The parallel driver with ``check=True`` and ``general=True``, compiled only when a run asks for the
+    invariant checks (on any board and readings: the checks are rare enough for one engine to serve all)."""
+    count, blocks = _block_count(games)
+    for block in numba.prange(blocks):
+        first = block * BLOCK_GAMES
+        _play_block(tables, seed, games, detail, check, general, first, min(count, first + BLOCK_GAMES),
+                    out_int, out_won, out_rounds, out_check)
+
+
+def needs_general(tables: np.ndarray) -> bool:
+    """Whether the compiled ``tables`` need the general engine: the Belt side, or any rule reading other than
+    the shipped one (``sim/fast/luna.py``'s module docstring)."""
+    return bool(tables[0]["board_belt"] or tables[0]["rules_any"])
+
+
+def driver_for(count: int, check_invariants: bool = False,
+               general: bool = False) -> numba.core.registry.CPUDispatcher:
     """The driver :func:`play_chunk_numba` runs a chunk of ``count`` games with: the checked one when asked
-    for the invariant checks, else parallel only when it can help."""
+    for the invariant checks, the general one when the tables need it (:func:`needs_general`), else the
+    everyday engine, parallel only when it can help. Each is called with one type of ``check`` and
+    ``general`` only: :func:`driver_flags`."""
     if check_invariants:
         return _play_games_checked
+    if general:
+        return _play_games_general
     return _play_games_parallel if count > BLOCK_GAMES and numba.get_num_threads() > 1 else _play_games
+
+
+def driver_flags(check_invariants: bool, general: bool) -> tuple[bool | None, bool | None]:
+    """The ``check`` and ``general`` arguments of the driver :func:`driver_for` picks (``True`` or ``None``)."""
+    return (True if check_invariants else None), (True if check_invariants or general else None)
 
 
 def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: int, count: int,
@@ -224,8 +258,10 @@ def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.nd
     out_won = np.empty(rows, dtype=np.float64)
     out_rounds = np.empty((N_ROUND_COLUMNS, round_rows), dtype=np.int64)
     out_check = np.zeros(((count + BLOCK_GAMES - 1) // BLOCK_GAMES, N_CHECK_COLUMNS), dtype=np.int64)
-    driver_for(count, check_invariants)(tables, np.uint64(seed & MASK64), games, bool(detail),
-                                        True if check_invariants else None, out_int, out_won, out_rounds, out_check)
+    general = needs_general(tables)
+    check, general_flag = driver_flags(check_invariants, general)
+    driver_for(count, check_invariants, general)(tables, np.uint64(seed & MASK64), games, bool(detail), check,
+                                                 general_flag, out_int, out_won, out_rounds, out_check)
     broken = np.flatnonzero(out_check[:, 3])
     if broken.size:  # blocks are in row order, and each reports its first broken game
         row, seat, rnd, check = (int(value) for value in out_check[broken[0]])

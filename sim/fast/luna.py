@@ -2,9 +2,13 @@
 
 Each kernel mirrors the ``sim/reference.py`` function named in its docstring.
 
-Rule readings (SPEC section 8): ``plan_luna``, ``luna_turn``, ``resolve_card`` and ``end_luna_actions`` run
-the shipped readings on a path of their own and hand over to their general version (``*_readings``,
-``card_ops``) when any reading differs (``tables.rules_any``), so the default game pays one test per call.
+Rule readings (SPEC section 8) and the Belt side: ``plan_luna``, ``luna_turn``, ``resolve_card``,
+``end_luna_actions`` and ``card_ops`` run the Moon under the shipped readings on a path of their own and hand
+over to their general version (``*_readings``, :func:`expand_general`) when any reading differs
+(``tables.rules_any``) or the board is the Belt. ``general`` is ``None`` or ``True``, like ``check`` in
+``game.play_game``: with ``None`` numba prunes the hand-overs before typing them, so the everyday engine
+neither compiles nor carries the Belt's and the readings' kernels (a cold compile of 24 s rather than 41 s,
+issue 9); ``sim.fast.kernel`` plays a game with ``True`` when its tables need either.
 """
 
 from __future__ import annotations
@@ -168,17 +172,18 @@ def move_marker(t, st, seat, track, steps):
 # ---------------------------------------------------------------- a card's actions
 
 @jit(inline="always")
-def resolve_card(t, st, seat, card, slot):
+def resolve_card(t, st, seat, card, slot, general):
     """``resolve_card``: the card's opcode rows top to bottom, as played from ``slot`` (any reading other than
     the defaults: :func:`resolve_turn`)."""
-    if t.rules_any:
-        resolve_turn(t, st, seat, card, slot, False)
-        return
-    card_ops(t, st, seat, card, slot, False)
+    if general is not None:
+        if t.rules_any:
+            resolve_turn(t, st, seat, card, slot, False, general)
+            return
+    card_ops(t, st, seat, card, slot, False, general)
 
 
 @jit
-def resolve_turn(t, st, seat, card, slot, reveals):
+def resolve_turn(t, st, seat, card, slot, reveals, general):
     """``resolve_card``: the card's opcode rows top to bottom, as played from ``slot``; with ``reveals``,
     both majority cards' reveal actions first (``card`` may then be ``NO_CARD``). Reading ``step_order =
     helium_then_research``: the turn's CrypCoin, helium steps and research steps first, each summed."""
@@ -209,13 +214,14 @@ def resolve_turn(t, st, seat, card, slot, reveals):
             if st.majority[seat, side] != NO_CARD:
                 apply_reveal(t, st, seat, st.majority[seat, side])
     if card != NO_CARD:
-        card_ops(t, st, seat, card, slot, grouped)
+        card_ops(t, st, seat, card, slot, grouped, general)
 
 
 @jit
-def card_ops(t, st, seat, card, slot, steps_done):
+def card_ops(t, st, seat, card, slot, steps_done, general):
     """The card's opcode rows top to bottom, as played from ``slot``; with ``steps_done`` its CrypCoin, helium
-    and research rows are skipped (``resolve_turn`` applied them already)."""
+    and research rows are skipped (``resolve_turn`` applied them already); ``general`` as in the module
+    docstring."""
     st.n_chosen = 0
     for op in range(t.card_op_start[card], t.card_op_start[card + 1]):
         code = t.ops[op, 0]
@@ -234,10 +240,8 @@ def card_ops(t, st, seat, card, slot, steps_done):
             for i in range(st.n_chosen):
                 advance_track(t, st, seat, st.chosen[i], count)
         elif code == OP_EXPAND_COMPANY:
-            if st.n_chosen > 1 and t.rules[RULE_MULTI_EXPAND] == MORE_VALUABLE_FIRST:
-                expand_more_valuable_first(t, st, seat, count, t.ops[op, 2])
-            elif t.board_belt:
-                expand_company_belt(t, st, seat, count, t.ops[op, 2])
+            if general is not None:
+                expand_general(t, st, seat, count, t.ops[op, 2])
             else:
                 expand_company(t, st, seat, count, t.ops[op, 2])
         elif code == OP_GAIN_CARD_MATCH:
@@ -250,6 +254,17 @@ def card_ops(t, st, seat, card, slot, steps_done):
             discard_latest_special(t, st, seat)
         elif code == OP_PLACE_BONUS_MARKER:
             place_bonus_markers(st, seat, t.ops[op, OP_SLOT_CELLS + slot])
+
+
+@jit
+def expand_general(t, st, seat, points, lowest):
+    """``expand_chosen`` on either board side under any reading of ``multi_expand``."""
+    if st.n_chosen > 1 and t.rules[RULE_MULTI_EXPAND] == MORE_VALUABLE_FIRST:
+        expand_more_valuable_first(t, st, seat, points, lowest)
+    elif t.board_belt:
+        expand_company_belt(t, st, seat, points, lowest)
+    else:
+        expand_company(t, st, seat, points, lowest)
 
 
 @jit
@@ -318,12 +333,13 @@ def _draw_into_slot(t, st, seat, slot):
 
 
 @jit
-def plan_luna(t, st, seat):
+def plan_luna(t, st, seat, general):
     """``plan_luna``: a card face down in each ON slot, then the two majority cards and their reveals
     (``draw_order = majority_first``: :func:`plan_luna_majority_first`)."""
-    if t.rules_any and t.rules[RULE_DRAW_ORDER] == MAJORITY_FIRST:
-        plan_luna_majority_first(t, st, seat)
-        return
+    if general is not None:
+        if t.rules[RULE_DRAW_ORDER] == MAJORITY_FIRST:
+            plan_luna_majority_first(t, st, seat)
+            return
     for slot in range(N_SLOTS):
         st.slots[seat, slot] = NO_CARD
         if st.slot_on[seat, slot]:
@@ -362,13 +378,14 @@ def plan_majority(t, st, seat):
 
 
 @jit
-def end_luna_actions(t, st, seat):
+def end_luna_actions(t, st, seat, general):
     """``end_luna_actions``: slot cards (A-E order, then shuffled) onto the discard pile; the new top card's
     larger majority value sends that side's majority card to the discard pile (any reading other than the
     defaults: :func:`end_luna_actions_readings`)."""
-    if t.rules_any:
-        end_luna_actions_readings(t, st, seat)
-        return
+    if general is not None:
+        if t.rules_any:
+            end_luna_actions_readings(t, st, seat)
+            return
     start, n = _slot_cards_to_discard(st, seat)
     _early_discard(t, st, seat, st.piles[seat, DISCARD, start + n - 1] if n > 0 else NO_CARD)
     st.passed[seat] = 1
@@ -418,27 +435,28 @@ def end_luna_actions_readings(t, st, seat):
 
 
 @jit
-def luna_turn(t, st, seat):
+def luna_turn(t, st, seat, general):
     """``luna_turn``: flip the leftmost face-down slot card and resolve it; after the rightmost, clean up (any
     reading other than the defaults: :func:`luna_turn_readings`)."""
-    if t.rules_any:
-        luna_turn_readings(t, st, seat)
-        return
+    if general is not None:
+        if t.rules_any:
+            luna_turn_readings(t, st, seat, general)
+            return
     slot = st.next_slot[seat]
     while slot < N_SLOTS and st.slots[seat, slot] == NO_CARD:
         slot += 1
     if slot < N_SLOTS:
-        resolve_card(t, st, seat, st.slots[seat, slot], slot)
+        resolve_card(t, st, seat, st.slots[seat, slot], slot, general)
         slot += 1
         while slot < N_SLOTS and st.slots[seat, slot] == NO_CARD:
             slot += 1
     st.next_slot[seat] = slot
     if slot >= N_SLOTS:
-        end_luna_actions(t, st, seat)
+        end_luna_actions(t, st, seat, general)
 
 
 @jit
-def luna_turn_readings(t, st, seat):
+def luna_turn_readings(t, st, seat, general):
     """``luna_turn`` under any readings: the first turn of the round also carries the reveals with
     ``reveal_timing = first_turn``; ``step_order`` applies."""
     slot = st.next_slot[seat]
@@ -446,12 +464,12 @@ def luna_turn_readings(t, st, seat):
     while slot < N_SLOTS and st.slots[seat, slot] == NO_CARD:
         slot += 1
     if slot < N_SLOTS:
-        resolve_turn(t, st, seat, st.slots[seat, slot], slot, reveals)
+        resolve_turn(t, st, seat, st.slots[seat, slot], slot, reveals, general)
         slot += 1
         while slot < N_SLOTS and st.slots[seat, slot] == NO_CARD:
             slot += 1
     elif reveals:
-        resolve_turn(t, st, seat, NO_CARD, N_SLOTS, reveals)
+        resolve_turn(t, st, seat, NO_CARD, N_SLOTS, reveals, general)
     st.next_slot[seat] = slot
     if slot >= N_SLOTS:
         end_luna_actions_readings(t, st, seat)

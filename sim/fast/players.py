@@ -158,7 +158,7 @@ def player_invest(t, st, seat, steps):
 
 
 @jit
-def player_expand(t, st, seat, steps):
+def player_expand(t, st, seat, steps, general):
     """``player_expand``: outposts of its biggest holding in the lowest vacant reachable sector, never ousting."""
     if steps <= 0:
         return
@@ -172,9 +172,10 @@ def player_expand(t, st, seat, steps):
             company, best = candidate, shares
     # int * float in float64, then floor: Python's math.floor(steps * x) exactly
     outposts = max(1, math.floor(steps * t.expand_outposts_per_step))
-    if t.board_belt:
-        player_expand_belt(t, st, seat, company, outposts)
-        return
+    if general is not None:  # None: the Moon only (luna.py's module docstring)
+        if t.board_belt:
+            player_expand_belt(t, st, seat, company, outposts)
+            return
     for _ in range(outposts):
         column = take_column(t, st, company)
         free = reachable(t, st, company) & ~occupied(st)
@@ -273,8 +274,9 @@ def player_bonus(t, st, seat):
 
 
 @jit
-def player_turn(t, st, seat):
-    """``player_turn``: its next planned action, with the action strength every action consumes."""
+def player_turn(t, st, seat, general):
+    """``player_turn``: its next planned action, with the action strength every action consumes (``general``:
+    ``luna.py``'s module docstring)."""
     i = st.next_action[seat]
     kind = st.plan[seat, i]
     st.next_action[seat] = i + 1
@@ -287,7 +289,7 @@ def player_turn(t, st, seat):
     if kind == INVEST:
         player_invest(t, st, seat, steps)
     elif kind == EXPAND:
-        player_expand(t, st, seat, steps)
+        player_expand(t, st, seat, steps, general)
     elif kind == HELIUM:
         move_marker(t, st, seat, TANK, steps)
     elif kind == RESEARCH:

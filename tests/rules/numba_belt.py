@@ -28,13 +28,14 @@ def _apply_belt(tables, state, op, a, b, c):
     """Run Belt operation ``op`` on ``state[0]`` (records in one-element arrays, as in ``numba_bridge``)."""
     t = tables[0]
     st = state[0]
+    general = True  # the Belt is on the kernels' general path (sim/fast/luna.py's module docstring)
     if op == SETUP:
-        setup_template(t, st)
+        setup_template(t, st, general)
         setup(t, st, np.uint64(a), b)
     elif op == EXPAND:
         expand_company_belt(t, st, a, b, c)
     elif op == PLAYER_EXPAND:
-        player_expand(t, st, a, b)
+        player_expand(t, st, a, b, general)
     return 0
 
 

@@ -110,9 +110,13 @@ def _apply(tables, state, op, a, b, c, d, e):
     """Run kernel operation ``op`` on ``state[0]`` with the arguments it takes from ``a``-``e``.
 
     The records travel inside one-element arrays: numba passes an array by reference, so the kernel's
-    changes land in the caller's record (a record scalar passed from Python would be a copy)."""
+    changes land in the caller's record (a record scalar passed from Python would be a copy). The kernels run
+    their general path (``general``: ``sim/fast/luna.py``'s module docstring), the one every board side and
+    rule reading takes; the everyday engine is that path with the hand-overs to the Belt and the readings
+    pruned, and plays the whole games of ``tests/test_engine_exactness.py``."""
     t = tables[0]
     st = state[0]
+    general = True
     if op == SYNC:  # rebuild the caches the kernels keep beside the facts, with their own helpers
         st.owned[:] = 0
         st.occupied = 0
@@ -151,23 +155,23 @@ def _apply(tables, state, op, a, b, c, d, e):
     elif op == RETURN_COLUMN:
         return return_column(t, st, a)
     elif op == RESOLVE_CARD:
-        resolve_card(t, st, a, b, c)
+        resolve_card(t, st, a, b, c, general)
     elif op == PLAN_LUNA:
-        plan_luna(t, st, a)
+        plan_luna(t, st, a, general)
     elif op == LUNA_TURN:
-        luna_turn(t, st, a)
+        luna_turn(t, st, a, general)
     elif op == END_LUNA_ACTIONS:
-        end_luna_actions(t, st, a)
+        end_luna_actions(t, st, a, general)
     elif op == PREPARATION:
         preparation(t, st)
     elif op == PLAY_ROUND:
-        play_round(t, st, a != 0)
+        play_round(t, st, a != 0, general)
     elif op == FINAL_SCORES:
         final_scores(t, st, a)
     elif op == FLIP_SPECIAL_PLAN:
         flip_special_plan(t, st)
     elif op == SETUP:  # a game starts from the template record (sim/fast/state.py)
-        setup_template(t, st)
+        setup_template(t, st, general)
         setup_game(t, st, np.uint64(a), b)
     elif op == COLUMN_COINS:
         return column_coins(t, a)
@@ -182,11 +186,11 @@ def _apply(tables, state, op, a, b, c, d, e):
     elif op == LUNA_MAJORITY_VALUES:
         luna_majority_values(t, st)
     elif op == PLAYER_TURN:
-        player_turn(t, st, a)
+        player_turn(t, st, a, general)
     elif op == PLAYER_INVEST:
         player_invest(t, st, a, b)
     elif op == PLAYER_EXPAND:
-        player_expand(t, st, a, b)
+        player_expand(t, st, a, b, general)
     elif op == PLAYER_RESEARCH_ACTION:
         player_research_action(t, st, a, b, c, d, e)
     elif op == PLAYER_BUY:
