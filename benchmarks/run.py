@@ -163,8 +163,9 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
             finally:
                 numba.set_num_threads(threads)
 
-        def replayed(config: GameConfig = config) -> None:
-            play_games_numba(data, config, SEED, one_game, False)
+        def replayed(config: GameConfig = config, bounds: list = bounds) -> None:
+            for _, count in bounds:  # the kernel's chunks: one chunk of all the games would add page faults
+                play_games_numba(data, config, SEED, one_game[:count], False)
 
         simulate(detail=True)  # loads (or compiles) every driver outside the timing
         one_thread()
