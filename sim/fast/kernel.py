@@ -1,5 +1,6 @@
-"""The drivers: a block of games on one state record, the serial, parallel and checked loops over blocks,
-and the public :func:`play_chunk_numba` (validate in Python, then a jitted kernel fills preallocated arrays).
+"""The drivers: a block of games on one state record, the serial, parallel, general and checked loops over
+blocks, and the public :func:`play_chunk_numba` (validate in Python, then a jitted kernel fills preallocated
+arrays).
 
 Where a game's time goes (perf samples of the jitted code with a perf map of every jitted function, 1
 thread, ``luna:8``, issue 9): the opcode loop ``card_ops`` with what is inlined into it (track steps,
