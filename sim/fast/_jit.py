@@ -27,8 +27,8 @@ The kernels pick such values with selects (``a if c else b``, compiled to ``cmov
 options keep LLVM from turning them back into branches: ``-disable-cgp-select2branch`` (CodeGenPrepare
 makes a branch of a select whose operand is a load) and, on x86-64, ``-x86-cmov-converter=false``
 (which makes branches of ``cmov`` groups in loops). They are set for the process when this module is
-imported, before any kernel compiles; they change which instructions LLVM emits, never a result, and they
-apply to any other numba code the process compiles (for the better or not at all, as far as measured here).
+imported, before any kernel compiles; they change which instructions LLVM emits, never a result. They also
+apply to any other numba code the same process compiles, which was not measured here.
 
 How the folder is set: numba's cache locator (``numba/core/caching.py``,
 ``UserProvidedCacheLocator``) reads ``numba.config.CACHE_DIR``, the attribute ``NUMBA_CACHE_DIR``

@@ -15,12 +15,12 @@ leads, which display space shows a share is each game's chance, so a branch on i
 as not; per function, the gap between distinct and repeated games puts ~60% of ``card_ops`` (mostly its
 per-opcode dispatch), ~70% of expansion and the value order, ~70% of company choice there. Where a choice is
 a min or max over a few candidates the kernels take it with selects (``a if c else b``, and LLVM told to
-keep them: ``sim/fast/_jit.py``), which took 7-10% off every level; what remains branches on a card's own
-steps. Tried without a measurable gain: int8 sector owners, placers and card holders (reset 7000 -> 4312
-bytes), a lazily shuffled action-card deck, inlining the round frame's kernels, the value order re-counted
-branch-free after every change, LLVM's looser if-conversion thresholds, no loop vectorizer. Board caches the
-kernels keep current rather than recompute: the company order (``board.reorder``), the occupied and
-per-company reach sector masks, the display's empty spaces.
+keep them: ``sim/fast/_jit.py``), which took 7-10% off levels 0, 5 and 8 (side by side); what remains
+branches on a card's own steps. Tried without a measurable gain: int8 sector owners, placers and card
+holders (reset 7000 -> 4312 bytes), a lazily shuffled action-card deck, inlining the round frame's kernels,
+the value order re-counted branch-free after every change, LLVM's looser if-conversion thresholds, no loop
+vectorizer. Board caches the kernels keep current rather than recompute: the company order
+(``board.reorder``), the occupied and per-company reach sector masks, the display's empty spaces.
 """
 
 from __future__ import annotations
