@@ -123,12 +123,12 @@ def _announced(data: GameData, config: GameConfig, count: int, check_invariants:
     first notice of the process. Both numba entry points (a range of games, a list) come through here.
     """
     from sim.fast._jit import is_compiled
-    from sim.fast.kernel import driver_for, needs_general
-    from sim.tables import compile_tables
+    from sim.fast.kernel import driver_for
+    from sim.tables import needs_general_engine
 
     if _compile_notice["said"] or not _compile_notice["enabled"]:
         return play()
-    if is_compiled(driver_for(count, check_invariants, needs_general(compile_tables(data, config)))):
+    if is_compiled(driver_for(count, check_invariants, needs_general_engine(data, config))):
         return play()
     _compile_notice["said"] = True
     sys.stderr.write("luna-balance: compiling the numba engine for this machine; this happens once and takes "

@@ -106,6 +106,14 @@ def reading_code(switch: str, reading: str) -> int:
     return RULE_SWITCHES[switch].index(reading)
 
 
+def needs_general_engine(data: GameData, config: GameConfig) -> bool:
+    """Whether games of ``data`` and ``config`` need the numba engine's general path: the Belt side, or a rule
+    reading other than its switch's first (the tables' ``board_belt`` and ``rules_any``; ``sim/fast/luna.py``).
+    Cheap: the engine and its compile notice ask it before every chunk."""
+    return config.board == "belt" or any(reading_code(switch, reading)
+                                         for switch, reading in data.luna.rules.readings().items())
+
+
 RULE_START_POSITION, START_PLACE = RULE_INDEX["start_position"], reading_code("start_position", "place")
 RULE_DRAW_ORDER, MAJORITY_FIRST = RULE_INDEX["draw_order"], reading_code("draw_order", "majority_first")
 RULE_REVEAL_TIMING, REVEAL_FIRST_TURN = RULE_INDEX["reveal_timing"], reading_code("reveal_timing", "first_turn")

@@ -56,3 +56,21 @@ def test_the_registry_and_can_play_do_not_load_numba():
             "print(sorted(name for name in ('numba', 'sim.fast') if name in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("board", ["moon", "belt"])
+def test_the_general_engine_is_asked_for_exactly_when_the_tables_need_it(tmp_path, board):
+    from sim.constants import RULE_SWITCHES
+    from sim.tables import compile_tables, needs_general_engine
+
+    datas = [load_game_data()]
+    for switch, readings in RULE_SWITCHES.items():
+        for reading in readings:
+            path = tmp_path / f"{switch}-{reading}.toml"
+            path.write_text(f'[luna.rules]\n{switch} = "{reading}"\n')
+            datas.append(load_game_data(path))
+    config = GameConfig(seats=parse_seats("luna:3"), board=board)
+    asked = [needs_general_engine(data, config) for data in datas]
+    record = [bool(compile_tables(data, config)[0]["board_belt"] or compile_tables(data, config)[0]["rules_any"])
+              for data in datas]
+    assert asked == record and (all(asked) if board == "belt" else asked[0] is False and any(asked))

@@ -36,7 +36,7 @@ from sim.fast.invariants import CHECK_NAMES
 from sim.fast.rng import MASK64
 from sim.fast.state import R_GAME, RESET_BYTES, SEAT_INT_COLUMNS, STATE_DTYPE
 from sim.gamedata import GameData
-from sim.tables import compile_tables
+from sim.tables import compile_tables, needs_general_engine
 from sim.violation import InvariantError
 
 # Games played with one allocation of scratch state; also the unit of work of the parallel loop.
@@ -172,16 +172,10 @@ def _play_games_checked(tables, seed, games, detail, check, general, out_int, ou
                     out_int, out_won, out_rounds, out_check)
 
 
-def needs_general(tables: np.ndarray) -> bool:
-    """Whether the compiled ``tables`` need the general engine: the Belt side, or any rule reading other than
-    the shipped one (``sim/fast/luna.py``'s module docstring)."""
-    return bool(tables[0]["board_belt"] or tables[0]["rules_any"])
-
-
 def driver_for(count: int, check_invariants: bool = False,
                general: bool = False) -> numba.core.registry.CPUDispatcher:
     """The driver :func:`play_chunk_numba` runs a chunk of ``count`` games with: the checked one when asked
-    for the invariant checks, the general one when the tables need it (:func:`needs_general`), else the
+    for the invariant checks, the general one when the games need it (``sim.tables.needs_general_engine``), else the
     everyday engine, parallel only when it can help. Each is called with one type of ``check`` and
     ``general`` only: :func:`driver_flags`."""
     if check_invariants:
@@ -259,7 +253,7 @@ def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.nd
     out_won = np.empty(rows, dtype=np.float64)
     out_rounds = np.empty((N_ROUND_COLUMNS, round_rows), dtype=np.int64)
     out_check = np.zeros(((count + BLOCK_GAMES - 1) // BLOCK_GAMES, N_CHECK_COLUMNS), dtype=np.int64)
-    general = needs_general(tables)
+    general = needs_general_engine(data, config)
     check, general_flag = driver_flags(check_invariants, general)
     driver_for(count, check_invariants, general)(tables, np.uint64(seed & MASK64), games, bool(detail), check,
                                                  general_flag, out_int, out_won, out_rounds, out_check)
