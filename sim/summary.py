@@ -5,9 +5,16 @@ writes its two tables (``aggregate.parquet``, ``histograms.parquet``) instead of
 memory stays flat however many games run.
 
 Every chunk is reduced with a few vectorised numpy calls per column: an integer column becomes a
-per-seat histogram (one ``np.bincount`` of ``(value - low) * seats + seat``), from which the count,
-sum, sum of squares, minimum and maximum follow exactly at the end; a float column (``won``) keeps
-its per-seat moments chunk by chunk, summed in the same order as before so every bit stays the same.
+per-seat histogram, from which the count, sum, sum of squares, minimum and maximum follow exactly at the
+end; a float column (``won``) keeps its per-seat moments chunk by chunk, summed in the same order as
+before so every bit stays the same.
+
+The histogram of a column is one ``np.bincount`` per seat of ``value - low`` over that seat's rows. The
+engines' chunks list the seats in turn (row ``g * n_seats + seat``), so a seat's rows are a strided view
+and need no index; the chunk's ``seat`` column is checked once for that layout, and any other layout is
+counted with one ``np.bincount`` of ``(value - low) * n_seats + seat``. The summary runs on the thread
+that writes while the kernel plays on every core, so each pass it saves over the chunk is kernel time
+(issue 9: the ``--aggregate-only`` share of the kernel's throughput).
 """
 
 from __future__ import annotations
@@ -33,7 +40,8 @@ class _IntegerHistogram:
         self.counts = np.zeros((0, 0), np.int64)
         self.sparse: dict[tuple[int, int], int] = {}  # (seat, value) -> count, for widely spread values
 
-    def add(self, values: np.ndarray, seats: np.ndarray, n_seats: int) -> None:
+    def add(self, values: np.ndarray, seats: np.ndarray, n_seats: int, in_turn: bool) -> None:
+        """Count ``values`` (row ``i`` of seat ``seats[i]``); ``in_turn``: row ``i`` is seat ``i % n_seats``."""
         low, high = int(values.min()), int(values.max())
         span = high - low + 1
         if span > max(_DENSE_SPAN_MIN, _DENSE_SPAN_PER_ROW * values.size):
@@ -43,9 +51,14 @@ class _IntegerHistogram:
                 key = (int(seat), int(distinct[row]))
                 self.sparse[key] = self.sparse.get(key, 0) + int(counts[row * n_seats + seat])
             return
-        counts = np.bincount((values - low) * n_seats + seats, minlength=span * n_seats).reshape(span, n_seats)
         self._widen(low, span, n_seats)
-        self.counts[low - self.low:low - self.low + span] += counts
+        counts = self.counts[low - self.low:low - self.low + span]
+        if in_turn:
+            shifted = values - low if low != 0 else values  # bincount counts from 0
+            for seat in range(n_seats):
+                counts[:, seat] += np.bincount(shifted[seat::n_seats], minlength=span)
+        else:
+            counts += np.bincount((values - low) * n_seats + seats, minlength=span * n_seats).reshape(span, n_seats)
 
     def _widen(self, low: int, span: int, n_seats: int) -> None:
         """Grow ``counts`` to cover ``low .. low + span - 1`` and ``n_seats`` seats."""
@@ -91,27 +104,32 @@ class StreamingSummary:
         if seats.size == 0:
             return
         n_seats = int(seats.max()) + 1
+        in_turn = seats.size % n_seats == 0 and bool((seats.reshape(-1, n_seats) == np.arange(n_seats)).all())
         for name in SEAT_NUMERIC:
             values = columns[name]
             if np.issubdtype(values.dtype, np.integer):
                 self.integers.setdefault(name, _IntegerHistogram()).add(values.astype(np.int64, copy=False),
-                                                                        seats, n_seats)
+                                                                        seats, n_seats, in_turn)
             else:
-                self._update_float(name, values, seats)
+                self._update_float(name, values, seats, n_seats, in_turn)
 
-    def _update_float(self, name: str, values: np.ndarray, seats: np.ndarray) -> None:
-        for seat in np.unique(seats):
+    def _update_float(self, name: str, values: np.ndarray, seats: np.ndarray, n_seats: int, in_turn: bool) -> None:
+        for seat in range(n_seats) if in_turn else np.unique(seats):
             # a contiguous copy of the seat's values: numpy's pairwise sums then add in a fixed order
-            selected = values[seats == seat]
+            selected = np.ascontiguousarray(values[seat::n_seats]) if in_turn else values[seats == seat]
             key = (int(seat), name)
             moments = self.float_moments.setdefault(key, [0, 0.0, 0.0, np.inf, -np.inf])
+            low, high = float(selected.min()), float(selected.max())
             moments[0] += selected.size
             moments[1] += float(selected.sum())
             moments[2] += float((selected.astype(np.float64) ** 2).sum())
-            moments[3] = min(moments[3], float(selected.min()))
-            moments[4] = max(moments[4], float(selected.max()))
+            moments[3] = min(moments[3], low)
+            moments[4] = max(moments[4], high)
             histogram = self.float_histograms.setdefault(key, {})
-            for value, count in zip(*np.unique(selected, return_counts=True), strict=True):
+            # one value only (Luna alone always wins whole): no sort needed to count it
+            pairs = [(low, selected.size)] if low == high else zip(*np.unique(selected, return_counts=True),
+                                                                   strict=True)
+            for value, count in pairs:
                 histogram[float(value)] = histogram.get(float(value), 0) + int(count)
 
     def _statistics(self) -> dict[tuple[int, str], tuple[list[float], dict[float, int]]]:

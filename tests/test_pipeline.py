@@ -108,6 +108,36 @@ def test_summary_histograms_survive_shifting_and_sparse_ranges():
         assert dict(zip(got.value, got["count"], strict=True)) == {float(k): v for k, v in counts.items()}
 
 
+def test_summary_counts_the_same_whether_seats_come_in_turn_or_not():
+    # The engines list seats in turn (row g * n_seats + seat), which the summary counts with strided views;
+    # any other order takes the indexed path. Both must give the same tables to the last bit, also for the
+    # float column when it holds one value only (counted without a sort) and when it holds several.
+    rng = np.random.default_rng(11)
+    chunks = []
+    for won in ([1.0], [0.0, 0.5, 1.0 / 3, 1.0]):
+        rows = 90
+        chunk = {"seat": np.tile(np.arange(3), rows // 3)}
+        for name in SEAT_NUMERIC:
+            chunk[name] = rng.choice(won, rows) if name == "won" else rng.integers(-3, 40, rows)
+        chunks.append(chunk)
+    in_turn, shuffled = StreamingSummary(), StreamingSummary()
+    for chunk in chunks:
+        in_turn.update(chunk)
+        order = rng.permutation(len(chunk["seat"]))
+        shuffled.update({name: values[order] for name, values in chunk.items()})
+    config = GameConfig(seats=parse_seats("luna:1,luna:2,luna:3"))
+    for ours, theirs in zip(in_turn.tables(config), shuffled.tables(config), strict=True):
+        assert ours.equals(theirs)
+    aggregate, histograms = (table.to_pandas() for table in in_turn.tables(config))
+    won = aggregate[aggregate.column == "won"].set_index("seat")
+    for seat in range(3):
+        values = np.concatenate([chunk["won"][chunk["seat"] == seat] for chunk in chunks])
+        assert won.loc[seat, "count"] == values.size and won.loc[seat, "min"] == values.min()
+        got = histograms[(histograms.seat == seat) & (histograms.column == "won")]
+        assert dict(zip(got.value, got["count"], strict=True)) == dict(
+            zip(*(array.tolist() for array in np.unique(values, return_counts=True)), strict=True))
+
+
 def test_compile_notice_is_said_once_and_never_when_quiet(tmp_path, monkeypatch, capsys):
     pytest.importorskip("numba")
     import sim.fast._jit as jit_module
