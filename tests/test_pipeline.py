@@ -19,7 +19,7 @@ from sim.cli import main
 from sim.columns import SEAT_NUMERIC, Chunk
 from sim.config import GameConfig, parse_seats
 from sim.gamedata import load_game_data
-from sim.run import RunOptions, run_simulation
+from sim.run import Int32Scratch, RunOptions, run_simulation
 from sim.summary import StreamingSummary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,6 +70,21 @@ def test_files_use_compact_integers_and_keep_every_value(tmp_path):
         assert np.array_equal(seats[name].to_numpy(), chunk.seats[name]), name
     assert rounds["card_a"].type == pa.string()
     assert np.array_equal(rounds["round"].to_numpy(), chunk.rounds["round"])
+
+
+def test_int32_scratch_reuses_one_buffer_and_never_overlaps_within_a_table():
+    scratch = Int32Scratch()
+    first = [scratch.take(size) for size in (5, 7, 3)]  # the first table: fresh arrays
+    scratch.reset()
+    second = [scratch.take(size) for size in (5, 7, 3)]  # now one buffer sized to the last table
+    assert second[0].base is not None and all(taken.base is second[0].base for taken in second)
+    for table in (first, second):
+        for i, one in enumerate(table):
+            for other in table[i + 1:]:
+                assert not np.shares_memory(one, other)
+    scratch.reset()
+    larger = [scratch.take(size) for size in (10, 10)]  # beyond the buffer: the overflow is fresh memory
+    assert larger[0].base is second[0].base and larger[1].base is not second[0].base
 
 
 def _naive_summary(chunks: list[dict[str, np.ndarray]]) -> dict:
