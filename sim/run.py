@@ -117,9 +117,9 @@ class Int32Scratch:
 
     A fresh int32 array per column and chunk (a few hundred KiB each, below numpy's huge-page size) costs
     the writer thread a page fault per 4 KiB every chunk, as the allocator hands the freed memory back to
-    the system in between: ``seats_table`` of 97,541 games of ``luna:1`` took 217-225 ns a game that way and
-    77-83 with the memory kept (measured on this project's 2-core machine; the thread shares the cores with
-    the kernel). The arrays :meth:`take` returns stay valid until the next :meth:`reset`, so a table built
+    the system in between: ``seats_table`` of 97,541 games of ``luna:1`` took 162-225 ns a game that way and
+    67-83 with the memory kept (one chunk, best of 7, on this project's 2-core machine; the thread shares the
+    cores with the kernel). The arrays :meth:`take` returns stay valid until the next :meth:`reset`, so a table built
     from them must be written before the next one is built (:class:`ParquetRows` does so).
     """
 
