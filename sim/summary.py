@@ -9,15 +9,16 @@ per-seat histogram, from which the count, sum, sum of squares, minimum and maxim
 end; a float column (``won``) keeps its per-seat moments chunk by chunk, summed in the same order as
 before so every bit stays the same.
 
-The histogram of a column is one ``np.bincount`` per seat of ``value - low`` over that seat's rows. The
-engines' chunks list the seats in turn (row ``g * n_seats + seat``), so a seat's rows are a strided view
-and need no index; the chunk's ``seat`` column is checked once for that layout, and any other layout is
-counted with one ``np.bincount`` of ``(value - low) * n_seats + seat``. The summary runs on the thread
-that writes while the kernel plays on every core, so each pass it saves over the chunk is kernel time
-(issue 9: the ``--aggregate-only`` share of the kernel's throughput).
+The histogram of a column is one ``np.bincount`` per seat of ``value - low`` over that seat's rows,
+picked by :func:`seat_rows`: the engines' chunks list the seats in turn (row ``g * n_seats + seat``), so a
+seat's rows are a strided view, where a mask would copy them. The summary runs on the thread that writes
+while the kernel plays on every core, so each pass it saves over the chunk is kernel time (issue 9: the
+``--aggregate-only`` share of the kernel's throughput); the study's reducer uses the same helpers.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import numpy as np
 import pyarrow as pa
@@ -32,6 +33,28 @@ _DENSE_SPAN_PER_ROW = 4
 _DENSE_SPAN_MIN = 1 << 16
 
 
+def seat_rows(seat_index: np.ndarray, n_seats: int) -> list[slice | np.ndarray]:
+    """What picks each seat's rows (seats ``0 .. n_seats - 1``) out of a chunk's per-seat columns.
+
+    Both engines list a game's seats in turn (row ``g * n_seats + seat``): then each seat's rows are a strided
+    slice, a view. Any other order gets boolean masks. ``seat_index`` is the chunk's ``seat`` column.
+    """
+    if seat_index.size % n_seats == 0 and bool((seat_index.reshape(-1, n_seats) == np.arange(n_seats)).all()):
+        return [slice(seat, None, n_seats) for seat in range(n_seats)]
+    return [seat_index == seat for seat in range(n_seats)]
+
+
+def value_counts(values: np.ndarray) -> Iterable[tuple[float, int]]:
+    """``(value, count)`` of each distinct value of a non-empty array, in increasing order of value.
+
+    A column of one value (Luna alone always wins whole) is counted without sorting it.
+    """
+    low, high = values.min(), values.max()
+    if low == high:
+        return [(low, values.size)]
+    return zip(*np.unique(values, return_counts=True), strict=True)
+
+
 class _IntegerHistogram:
     """Counts of each value of one integer column, per seat: ``counts[value - low, seat]``."""
 
@@ -40,10 +63,11 @@ class _IntegerHistogram:
         self.counts = np.zeros((0, 0), np.int64)
         self.sparse: dict[tuple[int, int], int] = {}  # (seat, value) -> count, for widely spread values
 
-    def add(self, values: np.ndarray, seats: np.ndarray, n_seats: int, in_turn: bool) -> None:
-        """Count ``values`` (row ``i`` of seat ``seats[i]``); ``in_turn``: row ``i`` is seat ``i % n_seats``."""
+    def add(self, values: np.ndarray, seats: np.ndarray, rows: list[slice | np.ndarray]) -> None:
+        """Count ``values`` (row ``i`` of seat ``seats[i]``; ``rows``: :func:`seat_rows`)."""
         low, high = int(values.min()), int(values.max())
         span = high - low + 1
+        n_seats = len(rows)
         if span > max(_DENSE_SPAN_MIN, _DENSE_SPAN_PER_ROW * values.size):
             distinct, inverse = np.unique(values, return_inverse=True)
             counts = np.bincount(inverse.ravel() * n_seats + seats, minlength=distinct.size * n_seats)
@@ -53,12 +77,9 @@ class _IntegerHistogram:
             return
         self._widen(low, span, n_seats)
         counts = self.counts[low - self.low:low - self.low + span]
-        if in_turn:
-            shifted = values - low if low != 0 else values  # bincount counts from 0
-            for seat in range(n_seats):
-                counts[:, seat] += np.bincount(shifted[seat::n_seats], minlength=span)
-        else:
-            counts += np.bincount((values - low) * n_seats + seats, minlength=span * n_seats).reshape(span, n_seats)
+        shifted = values - low if low != 0 else values  # bincount counts from 0
+        for seat, picked in enumerate(rows):
+            counts[:, seat] += np.bincount(shifted[picked], minlength=span)
 
     def _widen(self, low: int, span: int, n_seats: int) -> None:
         """Grow ``counts`` to cover ``low .. low + span - 1`` and ``n_seats`` seats."""
@@ -103,33 +124,30 @@ class StreamingSummary:
         seats = np.asarray(columns["seat"], dtype=np.int64)
         if seats.size == 0:
             return
-        n_seats = int(seats.max()) + 1
-        in_turn = seats.size % n_seats == 0 and bool((seats.reshape(-1, n_seats) == np.arange(n_seats)).all())
+        rows = seat_rows(seats, int(seats.max()) + 1)
         for name in SEAT_NUMERIC:
             values = columns[name]
             if np.issubdtype(values.dtype, np.integer):
                 self.integers.setdefault(name, _IntegerHistogram()).add(values.astype(np.int64, copy=False),
-                                                                        seats, n_seats, in_turn)
+                                                                        seats, rows)
             else:
-                self._update_float(name, values, seats, n_seats, in_turn)
+                self._update_float(name, values, rows)
 
-    def _update_float(self, name: str, values: np.ndarray, seats: np.ndarray, n_seats: int, in_turn: bool) -> None:
-        for seat in range(n_seats) if in_turn else np.unique(seats):
+    def _update_float(self, name: str, values: np.ndarray, rows: list[slice | np.ndarray]) -> None:
+        for seat, picked in enumerate(rows):
             # a contiguous copy of the seat's values: numpy's pairwise sums then add in a fixed order
-            selected = np.ascontiguousarray(values[seat::n_seats]) if in_turn else values[seats == seat]
-            key = (int(seat), name)
+            selected = np.ascontiguousarray(values[picked])
+            if selected.size == 0:
+                continue
+            key = (seat, name)
             moments = self.float_moments.setdefault(key, [0, 0.0, 0.0, np.inf, -np.inf])
-            low, high = float(selected.min()), float(selected.max())
             moments[0] += selected.size
             moments[1] += float(selected.sum())
             moments[2] += float((selected.astype(np.float64) ** 2).sum())
-            moments[3] = min(moments[3], low)
-            moments[4] = max(moments[4], high)
+            moments[3] = min(moments[3], float(selected.min()))
+            moments[4] = max(moments[4], float(selected.max()))
             histogram = self.float_histograms.setdefault(key, {})
-            # one value only (Luna alone always wins whole): no sort needed to count it
-            pairs = [(low, selected.size)] if low == high else zip(*np.unique(selected, return_counts=True),
-                                                                   strict=True)
-            for value, count in pairs:
+            for value, count in value_counts(selected):
                 histogram[float(value)] = histogram.get(float(value), 0) + int(count)
 
     def _statistics(self) -> dict[tuple[int, str], tuple[list[float], dict[float, int]]]:

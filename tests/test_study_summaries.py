@@ -22,7 +22,9 @@ from analysis.study.summaries import (
 )
 from analysis.study.summary_report import study_tables
 from sim.cli import main
+from sim.columns import Chunk
 from sim.config import GameConfig, parse_seats
+from sim.engines import play_chunk_reference
 from sim.gamedata import load_game_data
 from sim.run import RunOptions, run_simulation
 
@@ -95,6 +97,28 @@ def test_summaries_do_not_depend_on_the_chunking(tmp_path):
                         for name in (SEAT_SUMMARY_FILE, ROUND_SUMMARY_FILE, TIMING_SUMMARY_FILE, "pairs.parquet")})
     for name, frame in written[0].items():
         pd.testing.assert_frame_equal(frame, written[1][name], obj=name)
+
+
+def test_seat_summaries_do_not_depend_on_the_row_order_and_round_rows_must_come_in_engine_order(tmp_path):
+    # The reducer picks each seat's rows as a strided view when the seats come in turn, as the engines write
+    # them, and with masks otherwise: the same counts either way. Per-round rows it reads as a (games,
+    # rounds) grid, which only the engines' order gives: any other order is refused, not miscounted.
+    data = load_game_data()
+    config = GameConfig(seats=parse_seats("scripted:balanced,luna:5,luna:2"))
+    chunk = play_chunk_reference(data, config, 5, 0, 12, True)
+    order = np.random.default_rng(2).permutation(chunk.seats["seat"].size)
+    shuffled = Chunk(seats={name: values[order] for name, values in chunk.seats.items()}, rounds=None)
+    written = []
+    for one in (Chunk(seats=chunk.seats, rounds=None), shuffled):
+        reducer = PartReducer(config, data)
+        reducer.consume(one)
+        reducer.finish(tmp_path)
+        written.append(pd.read_parquet(tmp_path / SEAT_SUMMARY_FILE))
+    pd.testing.assert_frame_equal(written[0], written[1])
+    rows = np.random.default_rng(3).permutation(chunk.rounds["seat"].size)
+    with pytest.raises(ValueError, match="per game, Luna seat and round"):
+        PartReducer(config, data).consume(Chunk(seats=chunk.seats,
+                                                rounds={name: values[rows] for name, values in chunk.rounds.items()}))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
 from sim.constants import SLOT_LETTERS
 from sim.gamedata import GameData
+from sim.summary import seat_rows, value_counts
 
 SEAT_SUMMARY_FILE = "summary_seats.parquet"
 ROUND_SUMMARY_FILE = "summary_rounds.parquet"
@@ -68,7 +69,7 @@ class _Counts:
         if values.size == 0:
             return
         low = int(values.min())
-        self.add_counts(key, low, np.bincount(values - low))
+        self.add_counts(key, low, np.bincount(values - low if low != 0 else values))  # bincount counts from 0
 
     def add_counts(self, key: tuple, low: int, counts: np.ndarray) -> None:
         """Add counts of the values ``low, low + 1, ...``."""
@@ -122,20 +123,23 @@ class PartReducer:
         self.timing: dict[tuple[int, int, int], int] = {}
         self.pairs: dict[str, list[np.ndarray]] = {name: [] for name in self.pair_names}
         self.luna = np.array([seat.kind == LUNA for seat in config.seats])
+        self.codes = np.empty(0, np.int64)  # per-round codes of one column, reused chunk after chunk
 
     def consume(self, chunk: Chunk) -> None:
         """Add one chunk of games."""
         seats = chunk.seats
         seat_index = seats["seat"]
-        for seat in range(len(self.config.seats)):
-            mask = seat_index == seat
+        for seat, picked in enumerate(seat_rows(seat_index, len(self.config.seats))):
             for name in SEAT_NUMERIC:
+                values = seats[name][picked]
+                if values.size == 0:
+                    continue
                 if name == "won":
-                    for value, count in zip(*np.unique(seats[name][mask], return_counts=True), strict=True):
+                    for value, count in value_counts(values):
                         key = (seat, float(value))
                         self.won[key] = self.won.get(key, 0) + int(count)
                 else:
-                    self.seats.add((seat, name), seats[name][mask])
+                    self.seats.add((seat, name), values)
         luna_rows = self.luna[seat_index]
         for name in self.pair_names:
             values = seats[name][luna_rows]
@@ -152,38 +156,51 @@ class PartReducer:
             self._update_rounds(chunk.rounds)
 
     def _update_rounds(self, rounds: dict[str, np.ndarray]) -> None:
-        seat_index, round_number = rounds["seat"], rounds["round"]
-        for seat in np.unique(seat_index):
-            at_seat = seat_index == seat
-            numbers = round_number[at_seat]
-            first, last = int(numbers.min()), int(numbers.max())
+        """Count the per-round values and card plays of each Luna seat.
+
+        The engines write a row per game, Luna seat and round, in that order (checked), so one Luna seat's
+        values of one column are a (games, rounds) view of it: no row is copied out by a mask, and each
+        column's (round, value) codes go into one buffer kept for the whole part (fresh arrays of this size
+        cost a page fault per 4 KiB each chunk).
+        """
+        luna_seats = np.flatnonzero(self.luna)
+        n_rounds = self.config.rounds
+        grid = (-1, luna_seats.size, n_rounds)
+        if rounds["seat"].size % (luna_seats.size * n_rounds) or not (
+                (rounds["seat"].reshape(grid) == luna_seats[:, None]).all()
+                and (rounds["round"].reshape(grid) == np.arange(1, n_rounds + 1)).all()):
+            raise ValueError("per-round rows must come per game, Luna seat and round, in that order")
+        games = rounds["seat"].size // (luna_seats.size * n_rounds)
+        if self.codes.size < games * n_rounds:
+            self.codes = np.empty(games * n_rounds, np.int64)
+        codes = self.codes[:games * n_rounds].reshape(games, n_rounds)
+        for k, seat in enumerate(luna_seats.tolist()):
             for name in ROUND_VALUE_COLUMNS:
                 # One bincount over (round, value) per column rather than one per round.
-                values = rounds[name][at_seat]
+                values = rounds[name].reshape(grid)[:, k, :]
                 low = int(values.min())
                 span = int(values.max()) - low + 1
-                counts = np.bincount((numbers - first) * span + (values - low),
-                                     minlength=(last - first + 1) * span).reshape(-1, span)
+                np.subtract(values, low, out=codes)
+                codes += np.arange(n_rounds) * span
+                counts = np.bincount(codes.ravel(), minlength=n_rounds * span).reshape(n_rounds, span)
                 for offset, row in enumerate(counts):
                     if row.any():
-                        self.rounds.add_counts((int(seat), first + offset, name), low, row)
+                        self.rounds.add_counts((seat, 1 + offset, name), low, row)
             for slot, column in zip(SLOT_LETTERS, ROUND_CARD_COLUMNS, strict=True):
-                cards = rounds[column][at_seat]
-                self.cards.add((int(seat), slot), cards[cards >= 0])
+                cards = rounds[column].reshape(grid)[:, k, :]
+                self.cards.add((seat, slot), cards[cards >= 0])
         self._update_timing(rounds)
 
     def _update_timing(self, rounds: dict[str, np.ndarray]) -> None:
         """Count, per seat, in which round each seat-game's k-th reshuffle happened.
 
-        Rows come per game, Luna seat and round in order, so a running sum of reshuffles that restarts
-        at each seat-game numbers the reshuffles (two in one round are the k-th and the (k+1)-th).
+        Rows come per game, Luna seat and round in order (:meth:`_update_rounds` checks it), so each seat-game's
+        rounds are a row of ``reshuffles`` reshaped, and a running sum along it numbers the reshuffles (two in
+        one round are the k-th and the (k+1)-th).
         """
+        by_seat_game = rounds["reshuffles"].reshape(-1, self.config.rounds)
+        before = (np.cumsum(by_seat_game, axis=1) - by_seat_game).ravel()  # earlier in the same seat-game
         reshuffles = rounds["reshuffles"]
-        identity = rounds["game"] * len(self.config.seats) + rounds["seat"]
-        starts = np.r_[True, identity[1:] != identity[:-1]]
-        running = np.cumsum(reshuffles)
-        before_group = np.maximum.accumulate(np.where(starts, running - reshuffles, 0))
-        before = running - reshuffles - before_group  # reshuffles earlier in the same seat-game
         span = int(rounds["round"].max(initial=0)) + 1
         most = int(before.max(initial=0) + reshuffles.max(initial=0)) + 1
         for step in range(1, int(reshuffles.max(initial=0)) + 1):
