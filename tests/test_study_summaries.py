@@ -121,6 +121,17 @@ def test_seat_summaries_do_not_depend_on_the_row_order_and_round_rows_must_come_
                                                 rounds={name: values[rows] for name, values in chunk.rounds.items()}))
 
 
+def test_the_reducer_takes_a_chunk_of_no_games_and_per_round_rows_of_no_luna(tmp_path):
+    data = load_game_data()
+    for seats in ("luna:3", "scripted:balanced"):
+        config = GameConfig(seats=parse_seats(seats))
+        reducer = PartReducer(config, data)
+        for count in (0, 4):
+            reducer.consume(play_chunk_reference(data, config, 1, 0, count, True))
+        reducer.finish(tmp_path)
+        assert pd.read_parquet(tmp_path / SEAT_SUMMARY_FILE).query("column == 'score_total'")["count"].sum() == 4
+
+
 # ----------------------------------------------------------------------------------------------
 # Findings from hand-built tables
 

@@ -164,6 +164,8 @@ class PartReducer:
         cost a page fault per 4 KiB each chunk).
         """
         luna_seats = np.flatnonzero(self.luna)
+        if rounds["seat"].size == 0:  # no game, or no Luna seat: nothing to count
+            return
         n_rounds = self.config.rounds
         grid = (-1, luna_seats.size, n_rounds)
         if rounds["seat"].size % (luna_seats.size * n_rounds) or not (
