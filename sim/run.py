@@ -205,14 +205,21 @@ def rounds_table(data: GameData, rounds: Columns, scratch: Int32Scratch | None =
     return _rows(columns, ROUND_NUMERIC)
 
 
-def package_versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
+@functools.cache
+def _installed_versions() -> tuple[tuple[str, str], ...]:
+    versions = [("python", platform.python_version())]
     for package in ("luna-balance", "numpy", "pandas", "numba", "pyarrow", "pydantic", "joblib", "matplotlib"):
         try:
-            versions[package] = metadata.version(package)
+            versions.append((package, metadata.version(package)))
         except metadata.PackageNotFoundError:
-            versions[package] = "not installed"
-    return versions
+            versions.append((package, "not installed"))
+    return tuple(versions)
+
+
+def package_versions() -> dict[str, str]:
+    """The versions a manifest records, looked up once per process: importlib.metadata searches the
+    installed packages on every call (18 ms here; a default study writes 53 manifests)."""
+    return dict(_installed_versions())
 
 
 def start_output(out: Path) -> Path:

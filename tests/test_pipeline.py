@@ -87,6 +87,20 @@ def test_int32_scratch_reuses_one_buffer_and_never_overlaps_within_a_table():
     assert larger[0].base is second[0].base and larger[1].base is not second[0].base
 
 
+def test_package_versions_are_looked_up_once_and_each_caller_gets_its_own_copy(monkeypatch):
+    from sim import run
+
+    run._installed_versions.cache_clear()
+    calls = []
+    real = run.metadata.version
+    monkeypatch.setattr(run.metadata, "version", lambda package: calls.append(package) or real(package))
+    first = run.package_versions()
+    first["numpy"] = "changed by a caller"
+    second = run.package_versions()
+    assert second["numpy"] == real("numpy") and len(calls) == len(second) - 1  # all but python, once
+    run._installed_versions.cache_clear()
+
+
 def _naive_summary(chunks: list[dict[str, np.ndarray]]) -> dict:
     stacked = {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}
     result = {}
