@@ -217,16 +217,17 @@ def test_the_everyday_engine_compiles_neither_the_belt_nor_the_readings(tmp_path
     assert reading["general_on_disk_before"] is True and reading["general"] == 1 and reading["serial"] == 0
 
 
-def test_llvm_is_asked_to_keep_selects_and_the_x86_option_only_on_x86(monkeypatch):
+def test_llvm_is_asked_to_keep_selects_and_inline_more_and_the_x86_option_only_on_x86(monkeypatch):
     import llvmlite.binding
 
     asked = []
     monkeypatch.setattr(llvmlite.binding, "set_option", lambda name, option: asked.append(option))
     monkeypatch.setattr(_jit.platform, "machine", lambda: "x86_64")
-    _jit._prefer_selects()
-    assert asked == ["-disable-cgp-select2branch", "-x86-cmov-converter=false"]
+    _jit._set_llvm_options()
+    inline = f"-inline-threshold={_jit.INLINE_THRESHOLD}"
+    assert asked == ["-disable-cgp-select2branch", inline, "-x86-cmov-converter=false"]
     asked.clear()
     # LLVM ends the process on an option no backend of the build registered: elsewhere only the generic one
     monkeypatch.setattr(_jit.platform, "machine", lambda: "aarch64")
-    _jit._prefer_selects()
-    assert asked == ["-disable-cgp-select2branch"]
+    _jit._set_llvm_options()
+    assert asked == ["-disable-cgp-select2branch", inline]

@@ -5,7 +5,8 @@ differently the comment says why they agree.
 
 Small kernels called for every card are ``@jit(inline="always")`` (here and in ``sim/fast/luna.py``):
 numba calls one jitted function from another through a real call (status code, spilled registers),
-and LLVM does not inline them; numba's own inlining does, for ~2 s more of the cold compile.
+which LLVM inlines only within its budget (``sim/fast/_jit.py``, "Inlining"); numba's own inlining
+makes sure of these, for ~2 s more of the cold compile.
 """
 
 from __future__ import annotations
