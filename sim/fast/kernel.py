@@ -16,10 +16,14 @@ as not; per function, the gap between distinct and repeated games puts ~60% of `
 per-opcode dispatch), ~70% of expansion and the value order, ~70% of company choice there. Where a choice is
 a min or max over a few candidates the kernels take it with selects (``a if c else b``, and LLVM told to
 keep them: ``sim/fast/_jit.py``), which took 7-10% off levels 0, 5 and 8 (side by side); what remains
-branches on a card's own steps. Tried without a measurable gain: int8 sector owners, placers and card
-holders (reset 7000 -> 4312 bytes), a lazily shuffled action-card deck, inlining the round frame's kernels,
-the value order re-counted branch-free after every change, LLVM's looser if-conversion thresholds, no loop
-vectorizer. Board caches the kernels keep current rather than recompute: the company order
+branches on a card's own steps. A larger LLVM inlining budget (``sim/fast/_jit.py``, "Inlining") took
+4-10% off every level. How much mispredictions weigh depends on the host: on a later day (the floor kernel
+twice as slow as on the day above) one game of ``luna:8`` replayed cost 6.0 us under perf against 7.1 us for
+distinct games, so there most of the time was the work itself. Tried without a measurable gain: int8 sector
+owners, placers and card holders (reset 7000 -> 4312 bytes), a lazily shuffled action-card deck, inlining
+the round frame's kernels, the value order re-counted branch-free after every change, LLVM's looser
+if-conversion thresholds, no loop vectorizer, opcode rows with the slot columns next to the arguments (fewer
+cache lines read per row). Board caches the kernels keep current rather than recompute: the company order
 (``board.reorder``), the occupied and per-company reach sector masks, the display's empty spaces.
 """
 
