@@ -15,7 +15,8 @@ Everything runs in child processes that share one numba cache folder, empty at t
    machine "2 threads" is one); the floor ratio (the engine's time per game on one thread over the floor
    kernel's, ``benchmarks/floor.py``), and the same ratio for one game played over and over (its
    branches learnt by the processor's predictor: the gap between the two ratios is what mispredicted
-   branches cost, ``sim/fast/kernel.py``); each rate the best of ``--repeats``, the kernel and the
+   branches cost, ``sim/fast/kernel.py``), and the floor kernel's own time per game (the yardstick that
+   tells a slow day from slow code); each rate the best of ``--repeats``, the kernel and the
    three runs interleaved within each repeat so load changes hit them alike;
 4. **memory of a large run**: peak resident memory and wall seconds of ``simulate --aggregate-only`` over
    ``--memory-games`` games of ``luna:5`` (0 skips it);
@@ -45,7 +46,7 @@ SEED = 1
 START_GAMES = 100  # the first command's size: small, so it compiles the serial driver first
 WARM_STARTS = 3
 LEVEL_COLUMNS = ("kernel_1", "kernel_2", "scaling", "cpu_per_wall_2", "aggregate", "rows", "rounds", "floor_ratio",
-                 "replayed_floor_ratio")
+                 "replayed_floor_ratio", "floor_ns")
 _ENGINE_LOAD = """
 import json, sys, time
 started = time.perf_counter()
@@ -183,6 +184,7 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
             **{name: rates[name] / rates["kernel_2"] for name in ("aggregate", "rows", "rounds")},
             "floor_ratio": rates["floor"] / rates["kernel_1"],
             "replayed_floor_ratio": rates["floor"] / rates["replayed"],
+            "floor_ns": 1e9 / rates["floor"],  # the day's yardstick: the same code ran 2x apart on one machine
         }
         print(f"level {level} measured", file=sys.stderr, flush=True)
     return results
@@ -196,17 +198,19 @@ def markdown(report: dict) -> str:
              f"after {report['load_after']}",
              f"{report['games']:,} games per measurement, best of {report['repeats']}", "",
              "| level | kernel 1 thread | kernel 2 threads | scaling | CPU/wall | aggregate-only | per-game rows "
-             "| detail rounds | × floor | × floor, one game replayed |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| detail rounds | × floor | × floor, one game replayed | floor ns/game |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for level, row in report["levels"].items():
         lines.append(f"| {level} | {row['kernel_1']:,.0f} | {row['kernel_2']:,.0f} | {row['scaling']:.2f}× "
                      f"| {row['cpu_per_wall_2']:.2f} | {row['aggregate']:.0%} | {row['rows']:.0%} "
-                     f"| {row['rounds']:.0%} | {row['floor_ratio']:.1f} | {row['replayed_floor_ratio']:.1f} |")
+                     f"| {row['rounds']:.0%} | {row['floor_ratio']:.1f} | {row['replayed_floor_ratio']:.1f} "
+                     f"| {row['floor_ns']:.0f} |")
     lines.append("")
     lines.append("kernel columns in games/s; aggregate-only, per-game rows and detail rounds are end-to-end "
                  "`simulate` games/s as a share of the kernel on 2 threads; CPU/wall of the 2-thread kernel (below 2, "
                  "the machine did not give it two cores and the scaling is the load's); × floor, one game replayed: "
-                 "the floor ratio of one game played over and over, whose branches the processor learns")
+                 "the floor ratio of one game played over and over, whose branches the processor learns; "
+                 "floor ns/game: the floor kernel's time per game on one thread, how fast the machine ran that day")
     start = report.get("start")
     if start:
         lines.append(f"- cold start (empty cache, `simulate --games {START_GAMES}`): {start['cold_start']:.1f} s; "
