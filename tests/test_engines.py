@@ -74,3 +74,31 @@ def test_the_general_engine_is_asked_for_exactly_when_the_tables_need_it(tmp_pat
     record = [bool(compile_tables(data, config)[0]["board_belt"] or compile_tables(data, config)[0]["rules_any"])
               for data in datas]
     assert asked == record and (all(asked) if board == "belt" else asked[0] is False and any(asked))
+
+
+def test_the_numba_engine_compiles_a_runs_tables_once_and_anew_for_other_data_or_config(monkeypatch):
+    pytest.importorskip("numba")
+    from sim.fast import kernel
+    from sim.tables import compile_tables
+
+    compiled = []
+
+    def counting(data, config):
+        compiled.append(config)
+        return compile_tables(data, config)
+
+    monkeypatch.setattr(kernel, "compile_tables", counting)
+    monkeypatch.setattr(kernel, "_last_tables", None)
+    level2, level8 = GameConfig(seats=parse_seats("luna:2")), GameConfig(seats=parse_seats("luna:8"))
+    chunks = [kernel.play_chunk_numba(DATA, level2, 3, first, 5, False) for first in (0, 5, 10)]
+    assert compiled == [level2]  # one compile for the run's three chunks
+    again = kernel.play_chunk_numba(DATA, level8, 3, 0, 5, False)
+    assert compiled == [level2, level8]
+    equal = GameConfig(seats=parse_seats("luna:2"))  # equal but another object: compiled anew, never assumed
+    kernel.play_chunk_numba(DATA, equal, 3, 0, 5, False)
+    assert compiled == [level2, level8, equal] and compiled[2] is equal
+    # each run got the tables of its own configuration: the levels' games differ, the reused tables match
+    assert not np.array_equal(again.seats["score_total"], chunks[0].seats["score_total"])
+    monkeypatch.setattr(kernel, "_last_tables", None)
+    fresh = kernel.play_chunk_numba(DATA, level2, 3, 5, 5, False)
+    assert all(np.array_equal(fresh.seats[name], chunks[1].seats[name]) for name in fresh.seats)
