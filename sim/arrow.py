@@ -33,7 +33,17 @@ def strings(words: Sequence[str]) -> pa.Array:
 
 
 def dictionary(codes: np.ndarray, words: Sequence[str]) -> pa.DictionaryArray:
-    """``words[codes]`` as a dictionary array: ``codes`` (integers, each a valid index) index ``words``."""
+    """``words[codes]`` as a dictionary array: ``codes`` (integers, each a valid index) index ``words``.
+
+    The dictionary holds each word once (``words`` may repeat one: four Lunas are four "luna" seats). Given
+    a dictionary with a repeated value, the parquet writer (pyarrow 26) wrote a few header bytes of the
+    text columns' pages differently from one write of the same table to the next, so equal runs gave
+    files of unequal bytes.
+    """
+    unique = list(dict.fromkeys(words))
+    if len(unique) < len(words):
+        position = np.array([unique.index(word) for word in words], dtype=codes.dtype)
+        codes, words = position[codes], unique
     return pa.DictionaryArray.from_arrays(numeric(codes), strings(words))
 
 

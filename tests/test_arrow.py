@@ -39,6 +39,39 @@ def test_strings_and_dictionaries_equal_pa_array():
         pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(words, pa.string())))
 
 
+def test_dictionaries_hold_each_word_once():
+    codes = np.array([3, 0, 1, 2, 2, 0], dtype=np.int8)
+    array = arrow.dictionary(codes, ["luna", "scripted", "luna", "luna"])  # four seats, two kinds
+    assert array.dictionary.to_pylist() == ["luna", "scripted"]
+    assert array.indices.type == pa.int8()
+    assert array.to_pylist() == ["luna", "luna", "scripted", "luna", "luna", "luna"]
+
+
+def test_repeated_seat_words_leave_no_stray_memory_in_the_parquet_file(tmp_path):
+    """Regression: with "luna" four times in the kind column's dictionary, the parquet writer sized the
+    dictionary page for four words but wrote one, so the page ended in whatever memory it was given, and
+    equal tables became files of unequal bytes. Arrow's pool is scribbled with a different byte before each
+    write: the files must still be equal."""
+    import hashlib
+
+    from sim.run import _parquet_writer
+
+    codes = np.tile(np.arange(4, dtype=np.int8), 1000)
+    table = arrow.table({"kind": arrow.dictionary(codes, ["luna"] * 4)})
+    digests = set()
+    for byte in (0x00, 0xFF, 0x5A):
+        held = [pa.allocate_buffer(size) for size in (32, 64, 128, 256) for _ in range(2000)]
+        for buffer in held:  # freed below: the pool hands this memory out next
+            np.frombuffer(buffer, dtype=np.uint8)[:] = byte
+        del held
+        path = tmp_path / f"kind{byte}.parquet"
+        writer = _parquet_writer(path, table.schema)
+        writer.write_table(table)
+        writer.close()
+        digests.add(hashlib.sha256(path.read_bytes()).hexdigest())
+    assert len(digests) == 1
+
+
 def test_tables_keep_the_order_and_mark_fields_non_null():
     table = arrow.table({"b": arrow.numeric(np.array([1.5])), "a": arrow.strings(["x"])})
     assert table.column_names == ["b", "a"]
