@@ -1,22 +1,37 @@
 """Sector masks: sectors 1..n are bits 0..n-1 of a ``uint64`` (``sim/tables.py``).
 
-A De Bruijn bit scan gives the index of a single set bit in a 64-bit word from one multiply and a
-table lookup.
+The lowest and highest set bit are found with LLVM's ``cttz`` and ``ctlz`` intrinsics, which compile to one
+instruction (``tzcnt``/``lzcnt``, or ``bsf``/``bsr`` on a processor without them). The masks they are asked
+about are never empty.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.core.extending import intrinsic
 
 from sim.fast._jit import jit
-from sim.fast.rng import MASK64, U1
+from sim.fast.rng import U1
 
-_DE_BRUIJN_WORD = 0x03F79D71B4CB0A89
-_DE_BRUIJN = np.uint64(_DE_BRUIJN_WORD)
-_DE_BRUIJN_INDEX = np.zeros(64, dtype=np.int64)
-for _bit in range(64):
-    _DE_BRUIJN_INDEX[((1 << _bit) * _DE_BRUIJN_WORD & MASK64) >> 58] = _bit
-_U58 = np.uint64(58)
+_U63 = np.uint64(63)
+
+
+@intrinsic
+def _trailing_zeros(typing_context, mask):
+    """Zero bits below the lowest set bit of the ``uint64`` ``mask`` (64 for 0)."""
+    def codegen(context, builder, signature, arguments):
+        return builder.cttz(arguments[0], ir.Constant(ir.IntType(1), 0))
+    return types.uint64(types.uint64), codegen
+
+
+@intrinsic
+def _leading_zeros(typing_context, mask):
+    """Zero bits above the highest set bit of the ``uint64`` ``mask`` (64 for 0)."""
+    def codegen(context, builder, signature, arguments):
+        return builder.ctlz(arguments[0], ir.Constant(ir.IntType(1), 0))
+    return types.uint64(types.uint64), codegen
 
 
 @jit
@@ -28,12 +43,10 @@ def sector_bit(sector):
 @jit
 def lowest_sector(mask):
     """Lowest sector number in a non-empty sector mask."""
-    return _DE_BRUIJN_INDEX[((mask & (~mask + U1)) * _DE_BRUIJN) >> _U58] + 1
+    return np.int64(_trailing_zeros(np.uint64(mask))) + 1
 
 
 @jit
 def highest_sector(mask):
     """Highest sector number in a non-empty sector mask."""
-    for shift in (1, 2, 4, 8, 16, 32):
-        mask |= mask >> np.uint64(shift)
-    return _DE_BRUIJN_INDEX[((mask ^ (mask >> U1)) * _DE_BRUIJN) >> _U58] + 1
+    return np.int64(_U63 - _leading_zeros(np.uint64(mask))) + 1
