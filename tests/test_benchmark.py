@@ -23,6 +23,6 @@ def test_benchmark_reports_every_column(tmp_path, capsys):
     assert set(report["start"]) == {"cold_start", "warm_start", "imports", "engine_load"}
     table = capsys.readouterr().out
     for header in ("kernel 1 thread", "kernel 2 threads", "scaling", "CPU/wall", "aggregate-only", "per-game rows",
-                   "detail rounds", "× floor", "one game replayed", "floor ns/game", "cold start", "warm start",
+                   "detail rounds", "× floor", "games replayed", "floor ns/game", "cold start", "warm start",
                    "peak RSS"):
         assert header in table
