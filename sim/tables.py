@@ -220,6 +220,9 @@ TABLE_FIELDS = [
     ("side_rank", np.int64, (2 * MAX_LETTERS,), "position of the side's id in sorted order (value-tie break)"),
     ("barrier_price", np.int64, (2 * MAX_LETTERS, MAX_TRACK_SPACES), "price of passing from space p to p + 1"),
     ("threshold_reward", np.int64, (2 * MAX_LETTERS, MAX_TRACK_SPACES), "reward for passing from p to p + 1"),
+    ("track_cost", np.int64, (2 * MAX_LETTERS, MAX_TRACK_SPACES + 1, MAX_TRACK_SPACES + 1),
+     "Luna's passage from space p to e > p in one: CrypCoin c becomes max(c - cost, 0) + gain (track_passages)"),
+    ("track_gain", np.int64, (2 * MAX_LETTERS, MAX_TRACK_SPACES + 1, MAX_TRACK_SPACES + 1), "(see track_cost)"),
     # stations and sectors
     ("n_columns", np.int64, (), "station columns"),
     ("column_size", np.int64, (), "home spaces per column"),
@@ -324,6 +327,26 @@ def _sector_mask(sectors) -> int:
 def _capacity(problems: list[str], what: str, used: int, capacity: int) -> None:
     if used > capacity:
         problems.append(f"{what}: {used} (the numba engine supports at most {capacity})")
+
+
+def track_passages(price: np.ndarray, reward: np.ndarray, spaces: int, cost: np.ndarray, gain: np.ndarray) -> None:
+    """Fill ``cost[side, p, e]`` and ``gain[side, p, e]`` (zeros) for every passage ``0 <= p < e <= spaces``.
+
+    Luna pays what she has at a barrier and moves on, so one step from space ``q`` maps her CrypCoin ``c`` to
+    ``max(c - price[q], 0) + reward[q]``. Maps of the form ``c -> max(c - a, 0) + b`` (``a >= 0``) are closed
+    under composition: ``(c, d)`` after ``(a, b)`` is ``(a, b - c + d)`` when ``b >= c``, else
+    ``(a + c - b, d)``. So a passage of any length is one pair, and ``sim.fast.board.advance_track`` moves her
+    marker in one step, with neither a loop nor a branch per space (both engines agree: the tests compare
+    each passage with the steps taken one at a time). ``(0, 0)`` starts each composition: for prices >= 0
+    it composes like the identity.
+    """
+    for end in range(1, spaces + 1):
+        step_price = price[:, end - 1][:, None]
+        step_reward = reward[:, end - 1][:, None]
+        before_cost, before_gain = cost[:, :end, end - 1], gain[:, :end, end - 1]  # start p = end - 1: (0, 0)
+        keeps = before_gain >= step_price
+        cost[:, :end, end] = np.where(keeps, before_cost, before_cost + step_price - before_gain)
+        gain[:, :end, end] = np.where(keeps, before_gain - step_price + step_reward, step_reward)
 
 
 def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
@@ -492,6 +515,7 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
             t["barrier_price"][index, barrier.after] = barrier.price
         for threshold in side.thresholds:
             t["threshold_reward"][index, threshold.after] = threshold.reward
+    track_passages(t["barrier_price"], t["threshold_reward"], moon.tracks.spaces, t["track_cost"], t["track_gain"])
 
     t["n_columns"] = stations.columns
     t["column_size"] = len(stations.coin_icons)

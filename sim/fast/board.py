@@ -200,20 +200,31 @@ def select_companies(t, st, seat, by_lead, first, count):
 
 @jit(inline="always")
 def advance_track(t, st, seat, company, steps):
-    """``advance_track``: Luna pays what she can at a barrier, a scripted seat stops unless it pays in full."""
+    """``advance_track``: Luna pays what she can at a barrier, a scripted seat stops unless it pays in full.
+
+    Luna moves in one step: the passage's pair of ``sim.tables.track_passages`` for the spaces on the track,
+    then the steps past its end (a loop whose length is the card's count, left at a random place, cost a
+    mispredicted branch about every other card)."""
     side = st.track_side[company]
-    scripted = t.seat_level[seat] < 0
-    for _ in range(steps):
-        position = st.track_pos[seat, company]
-        if position >= t.track_spaces:
-            st.cash[seat] += t.past_end
-            continue
-        price = t.barrier_price[side, position]
-        if scripted and price > st.cash[seat]:
-            break
-        st.cash[seat] -= min(price, st.cash[seat])
-        st.cash[seat] += t.threshold_reward[side, position]
-        st.track_pos[seat, company] = position + 1
+    if t.seat_level[seat] < 0:
+        for _ in range(steps):
+            position = st.track_pos[seat, company]
+            if position >= t.track_spaces:
+                st.cash[seat] += t.past_end
+                continue
+            price = t.barrier_price[side, position]
+            if price > st.cash[seat]:
+                break
+            st.cash[seat] += t.threshold_reward[side, position] - price
+            st.track_pos[seat, company] = position + 1
+        return
+    steps = max(steps, 0)
+    position = st.track_pos[seat, company]
+    end = max(min(position + steps, t.track_spaces), position)
+    cash = st.cash[seat]
+    passed = max(cash - t.track_cost[side, position, end], 0) + t.track_gain[side, position, end]
+    st.cash[seat] = (passed if end > position else cash) + t.past_end * (steps - (end - position))
+    st.track_pos[seat, company] = end
 
 
 # ---------------------------------------------------------------- expansion

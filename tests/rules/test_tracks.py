@@ -4,9 +4,13 @@ actions gain_helium / advance_research / advance_company."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sim import reference as ref
+from sim.tables import MAX_TRACK_SPACES, track_passages
 
 from .helpers import ASTROGO, NO, TAWAC, assign_sides, cards, ids, make_rules, new_game
 
@@ -237,3 +241,24 @@ def test_each_selected_company_gets_the_full_count(engine):
     for company in engine.select_companies(rules, state, 0, action.company):
         engine.advance_track(rules, state, 0, company, action.count)
     assert state.track_position[0] == [3, 3, 3, 3] and state.seats[0].cash == 0
+
+
+@given(prices=st.lists(st.integers(0, 9), min_size=1, max_size=20),
+       rewards=st.lists(st.integers(0, 9), min_size=20, max_size=20), cash=st.integers(-3, 30))
+def test_a_passage_in_one_step_pays_what_its_spaces_one_at_a_time_pay(prices, rewards, cash):
+    # sim.tables.track_passages: the numba engine moves Luna across a track in one step with each passage's
+    # (cost, gain) pair; it must pay exactly what paying each barrier (what she has) and each threshold in
+    # turn pays, from every start to every end, whatever she holds (negative cash included)
+    spaces = len(prices)
+    price = np.zeros((1, MAX_TRACK_SPACES), np.int64)
+    reward = np.zeros((1, MAX_TRACK_SPACES), np.int64)
+    price[0, :spaces], reward[0, :spaces] = prices, rewards[:spaces]
+    cost = np.zeros((1, MAX_TRACK_SPACES + 1, MAX_TRACK_SPACES + 1), np.int64)
+    gain = np.zeros_like(cost)
+    track_passages(price, reward, spaces, cost, gain)
+    for start in range(spaces):
+        stepped = cash
+        for end in range(start + 1, spaces + 1):
+            stepped -= min(prices[end - 1], stepped)
+            stepped += rewards[end - 1]
+            assert max(cash - cost[0, start, end], 0) + gain[0, start, end] == stepped
