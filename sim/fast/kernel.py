@@ -23,8 +23,21 @@ distinct games, so there most of the time was the work itself. Tried without a m
 owners, placers and card holders (reset 7000 -> 4312 bytes), a lazily shuffled action-card deck, inlining
 the round frame's kernels, the value order re-counted branch-free after every change, LLVM's looser
 if-conversion thresholds, no loop vectorizer, opcode rows with the slot columns next to the arguments (fewer
-cache lines read per row). Board caches the kernels keep current rather than recompute: the company order
-(``board.reorder``), the occupied and per-company reach sector masks, the display's empty spaces.
+cache lines read per row), a branch-free re-rank of the company order, an expansion's MIN/MAX sector taken
+with a select (2-3 % slower than the branch: this host's predictor learns the card from the path; callgrind's
+simple branch model had flagged it), a card's opcodes as calls of their own (LLVM inlined them back). Board
+caches the kernels keep current rather than recompute: the company order (``board.reorder``), the occupied
+and per-company reach sector masks, the display's empty spaces; and one table the tables compile: each
+company-track passage's cost and gain (``sim.tables.track_passages``), so Luna crosses a track in one step.
+
+Instructions (callgrind, ``luna:8``, 20,000 games, the code compiled for valgrind's processor model): about
+27,800 a game: ``card_ops`` 10,800 (its entry, where LLVM computes the addresses every opcode may need, 2,500;
+the opcode dispatch 2,000), ``play_round`` 5,400 (its turn loop about 60 a card), ``expand_company`` 5,200,
+``setup`` 2,300 (the action deck's shuffle 900), ``plan_luna`` 2,200, the block loop (reset and output rows)
+1,000, ``plan_majority`` 800. Distinct games took 2.7 us a game on one thread; each of games 0-7 replayed
+alone, 1.3-1.7 us; a cycle of 64 games, 1.9 us: so on this host about half of a game's time is branches the
+predictor cannot learn from one game to the next, and the other half is these instructions (issue 9's
+15x floor needs both halved at level 8).
 """
 
 from __future__ import annotations
