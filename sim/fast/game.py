@@ -25,7 +25,18 @@ from sim.fast.board import (
 )
 from sim.fast.invariants import NONE as NO_VIOLATION
 from sim.fast.invariants import check_scores, check_state
-from sim.fast.luna import SLOT_A, SLOT_E, TANK, discard, luna_turn, majority_value, move_marker, plan_luna
+from sim.fast.luna import (
+    SLOT_A,
+    SLOT_E,
+    TANK,
+    discard,
+    luna_plays_out,
+    luna_turn,
+    majority_value,
+    move_marker,
+    plan_luna,
+    plays_out,
+)
 from sim.fast.players import count_blocked_majorities, plan_player, player_turn
 from sim.fast.rng import BOARD_STREAM, U1, below, game_state, seat_stream, shuffle, stream_state
 from sim.fast.state import (
@@ -209,7 +220,10 @@ def action_phase(t, st, general):
         for seat in range(t.n_seats):
             if not st.passed[seat]:
                 if t.seat_level[seat] >= 0:
-                    luna_turn(t, st, seat, general)
+                    if plays_out(t, st, seat, general):
+                        luna_plays_out(t, st, seat, general)
+                    else:
+                        luna_turn(t, st, seat, general)
                 else:
                     player_turn(t, st, seat, general)
                 acted = True

@@ -222,6 +222,12 @@ def card_ops(t, st, seat, card, slot, steps_done, general):
     """The card's opcode rows top to bottom, as played from ``slot``; with ``steps_done`` its CrypCoin, helium
     and research rows are skipped (``resolve_turn`` applied them already); ``general`` as in the module
     docstring."""
+    card_ops_inline(t, st, seat, card, slot, steps_done, general)
+
+
+@jit(inline="always")
+def card_ops_inline(t, st, seat, card, slot, steps_done, general):
+    """:func:`card_ops`, compiled into its caller (:func:`luna_plays_out`'s loop over her slots)."""
     st.n_chosen = 0
     for op in range(t.card_op_start[card], t.card_op_start[card + 1]):
         code = t.ops[op, 0]
@@ -453,6 +459,35 @@ def luna_turn(t, st, seat, general):
     st.next_slot[seat] = slot
     if slot >= N_SLOTS:
         end_luna_actions(t, st, seat, general)
+
+
+@jit
+def luna_plays_out(t, st, seat, general):
+    """Her turns until she passes, when no other seat has a turn left between them (the shipped readings only:
+    ``action_phase`` asks :func:`plays_out`): each slot card left, in slot order, then her end of actions.
+
+    The same as :func:`luna_turn` called until she passes (nothing she resolves changes her slots), in one
+    call: LLVM works out the addresses her cards' opcodes need once for the round rather than once a card
+    (``sim/fast/kernel.py``, "Instructions")."""
+    for slot in range(st.next_slot[seat], N_SLOTS):
+        card = st.slots[seat, slot]
+        if card != NO_CARD:
+            card_ops_inline(t, st, seat, card, slot, False, general)
+    st.next_slot[seat] = N_SLOTS
+    end_luna_actions(t, st, seat, general)
+
+
+@jit(inline="always")
+def plays_out(t, st, seat, general):
+    """Whether :func:`luna_plays_out` may play Luna seat ``seat``'s turns: every other seat has passed, and the
+    readings are the shipped ones (the others' turns go through :func:`luna_turn_readings`)."""
+    if general is not None:
+        if t.rules_any:
+            return False
+    for other in range(t.n_seats):
+        if other != seat and not st.passed[other]:
+            return False
+    return True
 
 
 @jit
