@@ -29,6 +29,9 @@ simple branch model had flagged it), a card's opcodes as calls of their own (LLV
 caches the kernels keep current rather than recompute: the company order (``board.reorder``), the occupied
 and per-company reach sector masks, the display's empty spaces; and one table the tables compile: each
 company-track passage's cost and gain (``sim.tables.track_passages``), so Luna crosses a track in one step.
+When every other seat has passed (always, playing alone) Luna plays out her round in one call
+(``luna.luna_plays_out``), her card loop compiled into it: the addresses her opcodes need are worked out
+once a round instead of once a card (2-5 % at levels 0, 4 and 8).
 
 Instructions (callgrind, ``luna:8``, 20,000 games, the code compiled for valgrind's processor model): about
 27,800 a game: ``card_ops`` 10,800 (its entry, where LLVM computes the addresses every opcode may need, 2,500;
