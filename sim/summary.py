@@ -26,6 +26,7 @@ import pyarrow as pa
 from sim import arrow
 from sim.columns import SEAT_NUMERIC, Columns
 from sim.config import GameConfig
+from sim.fast.counts import integer_counts, value_bounds
 
 # A chunk's integer column whose values spread wider than this many per row is counted with np.unique
 # instead of a dense bincount, so a column of sparse large values cannot allocate a huge histogram.
@@ -65,7 +66,7 @@ class _IntegerHistogram:
 
     def add(self, values: np.ndarray, seats: np.ndarray, rows: list[slice | np.ndarray]) -> None:
         """Count ``values`` (row ``i`` of seat ``seats[i]``; ``rows``: :func:`seat_rows`)."""
-        low, high = int(values.min()), int(values.max())
+        low, high = value_bounds(values)
         span = high - low + 1
         n_seats = len(rows)
         if span > max(_DENSE_SPAN_MIN, _DENSE_SPAN_PER_ROW * values.size):
@@ -77,9 +78,9 @@ class _IntegerHistogram:
             return
         self._widen(low, span, n_seats)
         counts = self.counts[low - self.low:low - self.low + span]
-        shifted = values - low if low != 0 else values  # bincount counts from 0
         for seat, picked in enumerate(rows):
-            counts[:, seat] += np.bincount(shifted[picked], minlength=span)
+            seat_low, seat_counts = integer_counts(values[picked], (low, high) if n_seats == 1 else None)
+            counts[seat_low - low:seat_low - low + seat_counts.size, seat] += seat_counts
 
     def _widen(self, low: int, span: int, n_seats: int) -> None:
         """Grow ``counts`` to cover ``low .. low + span - 1`` and ``n_seats`` seats."""

@@ -41,6 +41,7 @@ from analysis.study.plan import PAIR_COLUMNS, StudyError, StudyPlan, part_is_fin
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
 from sim.constants import SLOT_LETTERS
+from sim.fast.counts import integer_counts
 from sim.gamedata import GameData
 from sim.summary import seat_rows, value_counts
 
@@ -68,8 +69,7 @@ class _Counts:
     def add(self, key: tuple, values: np.ndarray) -> None:
         if values.size == 0:
             return
-        low = int(values.min())
-        self.add_counts(key, low, np.bincount(values - low if low != 0 else values))  # bincount counts from 0
+        self.add_counts(key, *integer_counts(values))
 
     def add_counts(self, key: tuple, low: int, counts: np.ndarray) -> None:
         """Add counts of the values ``low, low + 1, ...``."""

@@ -34,6 +34,8 @@ Modules, mirroring the reference engine's parts:
 * ``players``: the scripted players; ``game``: setup, the round, final scoring, one game;
 * ``invariants``: the checks of ``--check-invariants`` (read-only on the state; off by default, and
   then not even compiled);
+* ``counts``: not the engine's: the value counts with which ``--aggregate-only`` and a study reduce each
+  chunk on the writer thread;
 * ``kernel``: ``play_chunk_numba`` (Python: validate, build tables, allocate columns) -> ``_play_games``
   or ``_play_games_parallel`` (the everyday engine: the Moon under the shipped rule readings),
   ``_play_games_general`` (the Belt or other readings) or, with the checks, ``_play_games_checked``

@@ -1,0 +1,33 @@
+"""``sim.fast.counts``, the compiled value counts of ``--aggregate-only`` and of a study, against numpy's."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from sim.fast.counts import integer_counts
+
+_VALUES = hnp.arrays(np.int64, st.integers(0, 40), elements=st.integers(-300, 300))
+
+
+@given(_VALUES, st.integers(1, 3))
+def test_counts_are_numpys_for_any_values_and_any_stride(values: np.ndarray, step: int) -> None:
+    picked = values[::step]  # a seat's rows: a strided view, as seat_rows gives with several seats
+    low, counts = integer_counts(picked)
+    if picked.size == 0:
+        assert counts.size == 0
+        return
+    distinct, expected = np.unique(picked, return_counts=True)
+    assert low == picked.min()
+    assert counts.size == picked.max() - picked.min() + 1  # dense from the smallest value to the largest
+    assert np.array_equal(np.flatnonzero(counts) + low, distinct)
+    assert np.array_equal(counts[counts > 0], expected)
+
+
+def test_known_bounds_are_used_and_a_single_value_is_counted_whole() -> None:
+    low, counts = integer_counts(np.full(9, 7, np.int64), (7, 7))
+    assert (low, counts.tolist()) == (7, [9])
+    low, counts = integer_counts(np.array([2, 5, 5, 2, 5], np.int64), (2, 5))
+    assert (low, counts.tolist()) == (2, [2, 0, 0, 3])
