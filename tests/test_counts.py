@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from sim.fast.counts import integer_counts
+from sim.fast.counts import count_columns_from, integer_counts
 
 _VALUES = hnp.arrays(np.int64, st.integers(0, 40), elements=st.integers(-300, 300))
 
@@ -31,3 +31,13 @@ def test_known_bounds_are_used_and_a_single_value_is_counted_whole() -> None:
     assert (low, counts.tolist()) == (7, [9])
     low, counts = integer_counts(np.array([2, 5, 5, 2, 5], np.int64), (2, 5))
     assert (low, counts.tolist()) == (2, [2, 0, 0, 3])
+
+
+@given(hnp.arrays(np.int64, st.tuples(st.integers(0, 12), st.integers(1, 7)), elements=st.integers(-5, 20)))
+def test_each_column_is_counted_on_its_own_row(values: np.ndarray) -> None:
+    # a study's per-round values: rows are games, columns rounds; a (games, rounds) view of wider rows
+    wide = np.repeat(values, 2, axis=1)[:, ::2]
+    counts = np.zeros((values.shape[1], 26), np.int64)
+    count_columns_from(wide, -5, counts)
+    for column in range(values.shape[1]):
+        assert np.array_equal(counts[column], np.bincount(values[:, column] + 5, minlength=26))

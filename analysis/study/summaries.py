@@ -41,7 +41,7 @@ from analysis.study.plan import PAIR_COLUMNS, StudyError, StudyPlan, part_is_fin
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
 from sim.constants import SLOT_LETTERS
-from sim.fast.counts import integer_counts
+from sim.fast.counts import count_columns_from, integer_counts, value_bounds
 from sim.gamedata import GameData
 from sim.summary import seat_rows, value_counts
 
@@ -123,7 +123,6 @@ class PartReducer:
         self.timing: dict[tuple[int, int, int], int] = {}
         self.pairs: dict[str, list[np.ndarray]] = {name: [] for name in self.pair_names}
         self.luna = np.array([seat.kind == LUNA for seat in config.seats])
-        self.codes = np.empty(0, np.int64)  # per-round codes of one column, reused chunk after chunk
 
     def consume(self, chunk: Chunk) -> None:
         """Add one chunk of games."""
@@ -159,9 +158,8 @@ class PartReducer:
         """Count the per-round values and card plays of each Luna seat.
 
         The engines write a row per game, Luna seat and round, in that order (checked), so one Luna seat's
-        values of one column are a (games, rounds) view of it: no row is copied out by a mask, and each
-        column's (round, value) codes go into one buffer kept for the whole part (fresh arrays of this size
-        cost a page fault per 4 KiB each chunk).
+        values of one column are a (games, rounds) view of it, counted per round in one compiled pass
+        (``sim.fast.counts``): no row is copied out by a mask.
         """
         luna_seats = np.flatnonzero(self.luna)
         if rounds["seat"].size == 0:  # no game, or no Luna seat: nothing to count
@@ -172,19 +170,13 @@ class PartReducer:
                 (rounds["seat"].reshape(grid) == luna_seats[:, None]).all()
                 and (rounds["round"].reshape(grid) == np.arange(1, n_rounds + 1)).all()):
             raise ValueError("per-round rows must come per game, Luna seat and round, in that order")
-        games = rounds["seat"].size // (luna_seats.size * n_rounds)
-        if self.codes.size < games * n_rounds:
-            self.codes = np.empty(games * n_rounds, np.int64)
-        codes = self.codes[:games * n_rounds].reshape(games, n_rounds)
         for k, seat in enumerate(luna_seats.tolist()):
             for name in ROUND_VALUE_COLUMNS:
-                # One bincount over (round, value) per column rather than one per round.
+                # One pass over (round, value) per column rather than one per round.
                 values = rounds[name].reshape(grid)[:, k, :]
-                low = int(values.min())
-                span = int(values.max()) - low + 1
-                np.subtract(values, low, out=codes)
-                codes += np.arange(n_rounds) * span
-                counts = np.bincount(codes.ravel(), minlength=n_rounds * span).reshape(n_rounds, span)
+                low, high = value_bounds(values)
+                counts = np.zeros((n_rounds, high - low + 1), np.int64)
+                count_columns_from(values, low, counts)
                 for offset, row in enumerate(counts):
                     if row.any():
                         self.rounds.add_counts((seat, 1 + offset, name), low, row)

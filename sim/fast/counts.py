@@ -45,6 +45,16 @@ def count_from(values, low, counts):
             counts[k] += lanes[lane, k]
 
 
+@jit
+def count_columns_from(values, low, counts):
+    """Add to ``counts`` (int64, shape (columns, span)) one for each ``values[i, j]`` (int64, shape (rows,
+    columns)) at ``[j, values[i, j] - low]``: one histogram per column (a study's per-round values: a column per
+    round). Every value must lie in ``low .. low + span - 1``."""
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            counts[j, values[i, j] - low] += 1
+
+
 def integer_counts(values: np.ndarray, bounds: tuple[int, int] | None = None) -> tuple[int, np.ndarray]:
     """``(low, counts)`` of an integer array: ``counts[v - low]`` is how often ``v`` occurs, for every ``v``
     from the smallest value ``low`` to the largest (the dense histogram ``np.bincount`` gives from 0);
