@@ -26,7 +26,6 @@ import pyarrow as pa
 from sim import arrow
 from sim.columns import SEAT_NUMERIC, Columns
 from sim.config import GameConfig
-from sim.fast.counts import integer_counts, value_bounds
 
 # A chunk's integer column whose values spread wider than this many per row is counted with np.unique
 # instead of a dense bincount, so a column of sparse large values cannot allocate a huge histogram.
@@ -66,6 +65,8 @@ class _IntegerHistogram:
 
     def add(self, values: np.ndarray, seats: np.ndarray, rows: list[slice | np.ndarray]) -> None:
         """Count ``values`` (row ``i`` of seat ``seats[i]``; ``rows``: :func:`seat_rows`)."""
+        from sim.fast.counts import integer_counts, value_bounds  # here: sim.run loads no numba until a run needs it
+
         low, high = value_bounds(values)
         span = high - low + 1
         n_seats = len(rows)

@@ -1,4 +1,4 @@
-"""Hypothesis profiles for the property tests (tests/test_properties.py).
+"""Hypothesis profiles for the property tests (tests/test_properties.py), and fixtures several test files use.
 
 ``ci`` (the default): few examples, a fixed derandomized sequence so a CI run is repeatable, no
 example database written. ``thorough`` for a local run: many more examples, random, with the usual
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+import numba
+import pytest
 from hypothesis import HealthCheck, settings
 
 _SLOW_EXAMPLES = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -17,3 +19,11 @@ settings.register_profile("ci", max_examples=15, deadline=None, derandomize=True
                           suppress_health_check=_SLOW_EXAMPLES)
 settings.register_profile("thorough", max_examples=400, deadline=None, suppress_health_check=_SLOW_EXAMPLES)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def restore_threads():
+    """Give numba back the thread count it had, whatever the test set."""
+    threads = numba.get_num_threads()
+    yield
+    numba.set_num_threads(threads)

@@ -324,13 +324,6 @@ def test_chunking_invariance(data):
                 play_chunk_numba(data, game_config, SEED, 900, 40, True), SEED, "games 900-939 alone")
 
 
-@pytest.fixture
-def restore_threads():
-    threads = numba.get_num_threads()
-    yield
-    numba.set_num_threads(threads)
-
-
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has a single thread here")
 def test_thread_count_invariance(data, restore_threads):
     game_config = config("scripted:balanced,luna:5")

@@ -34,13 +34,15 @@ Modules, mirroring the reference engine's parts:
 * ``players``: the scripted players; ``game``: setup, the round, final scoring, one game;
 * ``invariants``: the checks of ``--check-invariants`` (read-only on the state; off by default, and
   then not even compiled);
+* ``claim``: the atomic counter the parallel drivers' threads claim blocks of games from;
 * ``counts``: not the engine's: the value counts with which ``--aggregate-only`` and a study reduce each
   chunk on the writer thread;
 * ``kernel``: ``play_chunk_numba`` (Python: validate, build tables, allocate columns) -> ``_play_games``
   or ``_play_games_parallel`` (the everyday engine: the Moon under the shipped rule readings),
   ``_play_games_general`` (the Belt or other readings) or, with the checks, ``_play_games_checked``
-  (the loop over blocks of games) -> ``_play_block`` (one state record, games in order, copies each
-  game's rows into the columns) -> ``game.play_game`` -> the rules.
+  (the loop over blocks of games; the parallel ones hand blocks to threads as they ask) -> ``_play_block``
+  (one state record, games in order, copies each game's rows into the columns) -> ``game.play_game`` ->
+  the rules.
 """
 
 from sim.fast.kernel import play_chunk_numba

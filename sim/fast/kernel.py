@@ -51,6 +51,7 @@ import numpy as np
 from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
 from sim.fast._jit import jit
+from sim.fast.claim import claim_next
 from sim.fast.game import play_game, setup_template
 from sim.fast.invariants import CHECK_NAMES
 from sim.fast.rng import MASK64
@@ -110,6 +111,23 @@ def _block_count(games):
     return count, (count + BLOCK_GAMES - 1) // BLOCK_GAMES
 
 
+@jit
+def _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won, out_rounds,
+                         out_check):
+    """A step of a parallel driver's prange: the chunk's blocks it claims from ``counter`` (int64, shape (1,),
+    from 0; ``sim/fast/claim.py``), until none is left. numba's threads run their share of the prange's steps
+    one after another, so a thread's first step plays every block it gets and its later steps find none (one
+    atomic add each): a step per block rather than per thread, as numba's thread count is not known to code
+    that can be cached."""
+    count, blocks = _block_count(games)
+    block = claim_next(counter)
+    while block < blocks:
+        first = block * BLOCK_GAMES
+        _play_block(tables, seed, games, detail, check, general, first, min(count, first + BLOCK_GAMES),
+                    out_int, out_won, out_rounds, out_check)
+        block = claim_next(counter)
+
+
 # The drivers are four Python functions on purpose: numba keys its on-disk cache by function (file, name,
 # line) and argument types, not by options, so one function jitted twice would share one cache entry and
 # whichever variant compiled first would be loaded for both (issue 9). Each driver is called with one type
@@ -129,7 +147,8 @@ def _play_games(tables, seed, games, detail, check, general, out_int, out_won, o
 
 @jit(parallel=True)
 def _play_games_parallel(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
-    """Play the games numbered ``games`` into preallocated columns, a block per prange step.
+    """Play the games numbered ``games`` into preallocated columns, each thread playing the blocks it claims
+    one at a time (:func:`_play_claimed_blocks`).
 
     Parameters
     ----------
@@ -160,36 +179,34 @@ def _play_games_parallel(tables, seed, games, detail, check, general, out_int, o
         (``check`` indexes ``invariants.CHECK_NAMES``, seat -1 for the board), or stays zero. A block
         stops at its first violation, leaving its later rows unwritten.
 
-    Each block of ``BLOCK_GAMES`` games is one iteration of the loop; every game draws only from its
-    own streams, so neither the blocks nor the threads change any result.
+    Each block of ``BLOCK_GAMES`` games goes to whichever thread claims it first (``sim/fast/claim.py``); every
+    game draws only from its own streams and writes its own rows, so neither the blocks nor the threads
+    change any result.
     """
-    count, blocks = _block_count(games)
-    for block in numba.prange(blocks):
-        first = block * BLOCK_GAMES
-        _play_block(tables, seed, games, detail, check, general, first, min(count, first + BLOCK_GAMES),
-                    out_int, out_won, out_rounds, out_check)
+    counter = np.zeros(1, np.int64)
+    for _ in numba.prange(_block_count(games)[1]):  # a thread's first step plays; its later steps find none left
+        _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won, out_rounds,
+                             out_check)
 
 
 @jit(parallel=True)
 def _play_games_general(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
     """The parallel driver with ``general=True``, compiled only when a run plays the Belt side or a rule
     reading other than the shipped one (then serial runs use it too: one more engine to compile is enough)."""
-    count, blocks = _block_count(games)
-    for block in numba.prange(blocks):
-        first = block * BLOCK_GAMES
-        _play_block(tables, seed, games, detail, check, general, first, min(count, first + BLOCK_GAMES),
-                    out_int, out_won, out_rounds, out_check)
+    counter = np.zeros(1, np.int64)
+    for _ in numba.prange(_block_count(games)[1]):  # a thread's first step plays; its later steps find none left
+        _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won, out_rounds,
+                             out_check)
 
 
 @jit(parallel=True)
 def _play_games_checked(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
     """The parallel driver with ``check=True`` and ``general=True``, compiled only when a run asks for the
     invariant checks (on any board and readings: the checks are rare enough for one engine to serve all)."""
-    count, blocks = _block_count(games)
-    for block in numba.prange(blocks):
-        first = block * BLOCK_GAMES
-        _play_block(tables, seed, games, detail, check, general, first, min(count, first + BLOCK_GAMES),
-                    out_int, out_won, out_rounds, out_check)
+    counter = np.zeros(1, np.int64)
+    for _ in numba.prange(_block_count(games)[1]):  # a thread's first step plays; its later steps find none left
+        _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won, out_rounds,
+                             out_check)
 
 
 def driver_for(count: int, check_invariants: bool = False,
