@@ -4,16 +4,17 @@
 writes its two tables (``aggregate.parquet``, ``histograms.parquet``) instead of ``seats.parquet``, so
 memory stays flat however many games run.
 
-Every chunk is reduced with a few vectorised numpy calls per column: an integer column becomes a
-per-seat histogram, from which the count, sum, sum of squares, minimum and maximum follow exactly at the
-end; a float column (``won``) keeps its per-seat moments chunk by chunk, summed in the same order as
-before so every bit stays the same.
+Every chunk is reduced with a few calls per column: an integer column becomes a per-seat histogram,
+from which the count, sum, sum of squares, minimum and maximum follow exactly at the end; a float column
+(``won``) keeps its per-seat moments chunk by chunk, summed in the same order as before so every bit
+stays the same.
 
-The histogram of a column is one ``np.bincount`` per seat of ``value - low`` over that seat's rows,
-picked by :func:`seat_rows`: the engines' chunks list the seats in turn (row ``g * n_seats + seat``), so a
-seat's rows are a strided view, where a mask would copy them. The summary runs on the thread that writes
-while the kernel plays on every core, so each pass it saves over the chunk is kernel time (issue 9: the
-``--aggregate-only`` share of the kernel's throughput); the study's reducer uses the same helpers.
+The histogram of a column is counted per seat by ``sim.fast.counts`` (one compiled pass; numpy's ``min``
+and ``max`` for the bounds) over that seat's rows, picked by :func:`seat_rows`: the engines' chunks list
+the seats in turn (row ``g * n_seats + seat``), so a seat's rows are a strided view, where a mask would
+copy them. The summary runs on the thread that writes while the kernel plays on every core, so each pass
+it saves over the chunk is kernel time (issue 9: the ``--aggregate-only`` share of the kernel's
+throughput); the study's reducer uses the same helpers.
 """
 
 from __future__ import annotations
