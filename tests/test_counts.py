@@ -26,6 +26,13 @@ def test_counts_are_numpys_for_any_values_and_any_stride(values: np.ndarray, ste
     assert np.array_equal(counts[counts > 0], expected)
 
 
+def test_a_widely_spread_column_is_counted_as_a_narrow_one_is() -> None:
+    values = np.array([0, 5000, 5000, 17, 0, 5000, 9], np.int64)  # more distinct values than the four lanes take
+    low, counts = integer_counts(values)
+    assert low == 0 and counts.size == 5001
+    assert {int(v): int(counts[v]) for v in np.flatnonzero(counts)} == {0: 2, 9: 1, 17: 1, 5000: 3}
+
+
 def test_known_bounds_are_used_and_a_single_value_is_counted_whole() -> None:
     low, counts = integer_counts(np.full(9, 7, np.int64), (7, 7))
     assert (low, counts.tolist()) == (7, [9])
