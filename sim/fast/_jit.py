@@ -70,15 +70,21 @@ from sim.constants import COMPANIES
 INLINE_THRESHOLD = 3000  # LLVM's inline cost budget per call site (module docstring, "Inlining")
 
 
+def _runs_on_x86_64() -> bool:
+    """Whether numba compiles for x86-64 here (it compiles for the processor it runs on)."""
+    return platform.machine().lower() in ("x86_64", "amd64")
+
+
 def _set_llvm_options() -> None:
     """Ask LLVM to keep the kernels' selects as selects and to inline more (module docstring)."""
     llvmlite.binding.set_option("", "-disable-cgp-select2branch")
     llvmlite.binding.set_option("", f"-inline-threshold={INLINE_THRESHOLD}")
-    if platform.machine().lower() in ("x86_64", "amd64"):  # the option exists only where the x86 backend runs
+    if _runs_on_x86_64():  # the option exists only where the x86 backend runs
         llvmlite.binding.set_option("", "-x86-cmov-converter=false")
 
 
 _set_llvm_options()
+X86_64 = _runs_on_x86_64()
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SIM_DIR = PACKAGE_DIR.parent
