@@ -28,7 +28,7 @@ with a select (2-3 % slower than the branch: this host's predictor learns the ca
 simple branch model had flagged it), a card's opcodes as calls of their own (LLVM inlined them back);
 later (side by side, 1 thread, alternating twice): the value order's three-part key packed into one
 integer, the tank/upload move without branches, a display card's share, the early discard and the
-expansion order taken without branches, the track-passage tables cut to the spaces a track has (a tenth of
+expansion order taken without branches, the track-passage tables cut to the spaces a track has (a sixteenth of
 the bytes: so the look-up's samples were the branch before it, not the cache), and marking other values
 than the card in the branch history (the majority cards, the early discard's decider, the chosen company:
 slower, each mark a miss of its own). Board
