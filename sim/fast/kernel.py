@@ -28,10 +28,10 @@ with a select (2-3 % slower than the branch: this host's predictor learns the ca
 simple branch model had flagged it), a card's opcodes as calls of their own (LLVM inlined them back);
 later (side by side, 1 thread, alternating twice): the value order's three-part key packed into one
 integer, the tank/upload move without branches, a display card's share, the early discard and the
-expansion order taken without branches, the track-passage tables cut to the spaces a track has (a sixteenth of
-the bytes: so the look-up's samples were the branch before it, not the cache), and marking other values
-than the card in the branch history (the majority cards, the early discard's decider, the chosen company:
-slower, each mark a miss of its own). Board
+expansion order taken without branches, the track-passage tables cut to the spaces a track has (a
+sixteenth of the bytes: so the look-up's samples were the branch before it, not the cache), and marking
+other values than the card in the branch history (the majority cards, the early discard's decider, the
+chosen company: slower, each mark a miss of its own). Board
 caches the kernels keep current rather than recompute: the company order (``board.reorder``), the occupied
 and per-company reach sector masks, the display's empty spaces; and one table the tables compile: each
 company-track passage's cost and gain (``sim.tables.track_passages``), so Luna crosses a track in one step.
@@ -45,9 +45,9 @@ which the path it keys on names the card, so the opcode dispatch and the card's 
 How a game's time splits (1 thread, 200,000 games, the card loop made to return at once, alternating with
 the whole engine): without its cards' actions a game still costs 6.2-8.2x the floor (setup with its
 44-card action-deck shuffle, drawing and planning, her end of actions, preparation, scoring, the reset and
-output rows), so the actions are 9x (level 0) to 17x (level 8) of today's 15-25x; of these expansion is
-a seventh (level 0) to a fifth (level 8). Replayed against distinct games under perf at level 8: of 1.16 us a game
-that the predictor cannot learn, 0.66 us is in her card loop (the card marks included), 0.22 us in
+output rows), so the actions are 9x (level 0) to 17x (level 8) of today's 15-25x; of these expansion is a
+seventh (level 0) to a fifth (level 8). Replayed against distinct games under perf at level 8: of 1.16 us a
+game that the predictor cannot learn, 0.66 us is in her card loop (the card marks included), 0.22 us in
 expansion, 0.1 us each in planning, majority cards and the round.
 
 Instructions (callgrind, ``luna:8``, 20,000 games, the code compiled for valgrind's processor model): about
