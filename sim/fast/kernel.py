@@ -31,7 +31,10 @@ integer, the tank/upload move without branches, a display card's share, the earl
 expansion order taken without branches, the track-passage tables cut to the spaces a track has (a
 sixteenth of the bytes: so the look-up's samples were the branch before it, not the cache), and marking
 other values than the card in the branch history (the majority cards, the early discard's decider, the
-chosen company: slower, each mark a miss of its own). Board
+chosen company: slower, each mark a miss of its own); each shipped card compiled as straight-line
+code (a switch on the card, its rows' calls with their counts as constants: the same results, no faster at
+level 0 and 2-8 % slower at level 8, so the dispatch is not what is left); numba's negative-index wraparound
+switched off (the engine 6-9 % faster, the floor kernel 15-18 %: the ratio worse). Board
 caches the kernels keep current rather than recompute: the company order (``board.reorder``), the occupied
 and per-company reach sector masks, the display's empty spaces; and one table the tables compile: each
 company-track passage's cost and gain (``sim.tables.track_passages``), so Luna crosses a track in one step.
@@ -51,10 +54,11 @@ game that the predictor cannot learn, 0.66 us is in her card loop (the card mark
 expansion, 0.1 us each in planning, majority cards and the round.
 
 Instructions (callgrind, ``luna:8``, 20,000 games, the code compiled for valgrind's processor model): about
-27,800 a game: ``card_ops`` 10,800 (its entry, where LLVM computes the addresses every opcode may need, 2,500;
-the opcode dispatch 2,000), ``play_round`` 5,400 (its turn loop about 60 a card), ``expand_company`` 5,200,
-``setup`` 2,300 (the action deck's shuffle 900), ``plan_luna`` 2,200, the block loop (reset and output rows)
-1,000, ``plan_majority`` 800. Distinct games took 2.7 us a game on one thread; each of games 0-7 replayed
+24,800 a game: ``luna_plays_out`` (her card loop with every opcode compiled into it, and her end of actions)
+11,300, about 355 for each of the 31.9 cards she resolves a game at level 8 (21.0 at level 0),
+``expand_company`` 5,200, ``setup`` 2,300 (the action deck's shuffle 900), ``plan_luna`` 2,200, ``play_round``
+2,050, the block loop (reset and output rows) 1,000, ``plan_majority`` 800; the reset's copy is a ``memcpy``
+(at most 0.3 % of perf's samples). Distinct games took 2.7 us a game on one thread; each of games 0-7 replayed
 alone, 1.3-1.7 us; a cycle of 64 games, 1.9 us: so on this host about half of a game's time is branches the
 predictor cannot learn from one game to the next, and the other half is these instructions (issue 9's
 15x floor needs both halved at level 8).
