@@ -6,6 +6,7 @@ module-level function with plain arguments; this is the one place that decides h
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
@@ -40,6 +41,7 @@ def ordered_results(function: Callable[..., Any], calls: Iterable[tuple[Any, ...
             jobs = workers if workers > 1 else max(1, sum(client.nthreads().values()))
             yield from _closed_quietly(Parallel(n_jobs=jobs, return_as="generator")(tasks))
         return
+    skip_cancelled_work_ids()
     yield from _closed_quietly(Parallel(n_jobs=workers, return_as="generator")(tasks))
 
 
@@ -62,3 +64,37 @@ def _closed_quietly(results: Generator[Any, None, None]) -> Iterator[Any]:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=JOBLIB_CANCELLED, category=UserWarning)
             results.close()
+
+
+def skip_cancelled_work_ids() -> None:
+    """Make loky's queue thread skip the tasks an early stop has cancelled (idempotent).
+
+    joblib's process pool (loky, vendored in joblib) hands its tasks to the workers from a queue of task ids
+    and a dict of the tasks. When a caller stops early, joblib shuts the pool down and kills its workers:
+    the pool's queue thread empties the dict and then fills the workers' queue once more, from ids whose
+    tasks it has just removed. If one is left (a task submitted as the previous result came in, while the
+    caller was closing), that thread dies with a ``KeyError`` and Python prints its traceback: a stray
+    traceback under a run that stopped for a good reason, and an error under pytest (it happened once in a run of
+    ``.ci/run``). So before loky's step runs, the ids of removed tasks are dropped from the queue. Only loky's
+    queue thread removes tasks from the dict and takes ids from the queue, and a task enters the dict before
+    its id enters the queue, so the drop cannot remove a live task. A joblib whose loky is laid out
+    differently is left alone.
+    """
+    from joblib.externals.loky import process_executor
+
+    manager = getattr(process_executor, "_ExecutorManagerThread", None)
+    fill = getattr(manager, "add_call_item_to_queue", None)
+    if fill is None or getattr(fill, "skips_cancelled_work_ids", False):
+        return
+
+    @functools.wraps(fill)
+    def add_call_item_to_queue(self: Any) -> None:
+        ids = self.work_ids_queue
+        with ids.mutex:
+            live = [work_id for work_id in ids.queue if work_id in self.pending_work_items]
+            ids.queue.clear()
+            ids.queue.extend(live)
+        fill(self)
+
+    add_call_item_to_queue.skips_cancelled_work_ids = True  # type: ignore[attr-defined]
+    manager.add_call_item_to_queue = add_call_item_to_queue

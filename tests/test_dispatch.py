@@ -32,3 +32,35 @@ def test_stopping_early_cancels_joblib_s_tasks_without_a_warning():
         assert next(results) == 0
         results.close()  # tasks 1.. are still sleeping in the workers
     assert [str(warning.message) for warning in caught] == []
+
+
+def test_loky_s_queue_thread_skips_the_tasks_an_early_stop_cancelled():
+    """Regression (a ``.ci/run`` failed once): stopping early, joblib shuts its pool down, and loky's queue
+    thread, having removed every pending task, took the id of one of them from its queue and died with a
+    KeyError. The state it met is built here by hand: ids 5-7 queued, only task 6 still pending."""
+    import queue
+    from concurrent.futures import Future
+
+    from joblib.externals.loky import process_executor
+
+    from sim.dispatch import skip_cancelled_work_ids
+
+    skip_cancelled_work_ids()
+    skip_cancelled_work_ids()  # idempotent: one wrapper, not two
+    manager = object.__new__(process_executor._ExecutorManagerThread)
+    manager.call_queue = queue.Queue(maxsize=3)
+    manager.work_ids_queue = queue.Queue()
+    for work_id in (5, 6, 7):
+        manager.work_ids_queue.put(work_id)
+    live = Future()
+    manager.pending_work_items = {6: process_executor._WorkItem(live, slow_square, (6, 0.0), {})}
+    manager.running_work_items = []
+
+    manager.add_call_item_to_queue()  # unpatched: KeyError at id 5
+
+    assert manager.work_ids_queue.empty()
+    handed = manager.call_queue.get_nowait()
+    assert (handed.work_id, handed.fn, handed.args) == (6, slow_square, (6, 0.0))
+    assert manager.call_queue.empty() and manager.running_work_items == [6] and live.running()
+    wrapper = process_executor._ExecutorManagerThread.add_call_item_to_queue
+    assert wrapper.skips_cancelled_work_ids and not getattr(wrapper.__wrapped__, "skips_cancelled_work_ids", False)
