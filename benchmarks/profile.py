@@ -1,0 +1,174 @@
+"""Where a game's time goes, per jitted function: ``python -m benchmarks.profile [--level 8] [--games N]``.
+
+Linux ``perf`` samples two child processes on one thread: one plays distinct games (what a run plays), the
+other games ``0 .. REPLAYED_GAMES - 1`` of ``benchmarks.run``, each over and over, so that the processor's
+branch predictor learns them. Each child writes where numba loaded the machine code of every function of
+its driver; each sample (``cpu-clock``, whose period is in nanoseconds) is put down to the function it fell
+in, and the table gives nanoseconds a game per function in both children and their difference: the
+branches the predictor cannot learn from one game to the next (``sim/fast/kernel.py`` has what it showed).
+Functions LLVM inlined into their caller count as the caller. Samples outside the jitted code (Python,
+compiling the engine) are left out, so the first run after a change, which compiles, is as good as a warm
+one. A developer's tool: nothing here is a test, and the tests only check how samples are counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from benchmarks.run import REPLAYED_GAMES, SEED
+
+MODES = ("distinct", "replayed")
+FREQUENCY = 9999  # samples a second: odd, so that they do not beat with a periodic timer
+MAX_FUNCTION_BYTES = 1 << 16  # a sample further than this past a function's start is in none of them
+_LENGTH = re.compile(r"\d+")
+
+
+def short_name(symbol: str) -> str:
+    """``module.function`` of a numba symbol (``_ZN3sim4fast4luna14luna_plays_outB4v105...``), else the symbol."""
+    rest = symbol[3:] if symbol.startswith("_ZN") else ""
+    parts = []
+    while (match := _LENGTH.match(rest)) is not None:
+        end = match.end() + int(match.group())
+        parts.append(rest[match.end():end])
+        rest = rest[end:]
+    return ".".join(parts[-2:]) if parts else symbol
+
+
+def attribute(addresses: Iterable[tuple[int, int]], functions: list[tuple[int, str]]) -> Counter[str]:
+    """Nanoseconds per function: ``addresses`` are (instruction pointer, sample period in ns), ``functions``
+    (start address, name) sorted by address; a sample belongs to the last function starting at or before it,
+    within ``MAX_FUNCTION_BYTES``."""
+    starts = [start for start, _ in functions]
+    spent: Counter[str] = Counter()
+    for address, period in addresses:
+        index = bisect.bisect_right(starts, address) - 1
+        if index >= 0 and address - starts[index] < MAX_FUNCTION_BYTES:
+            spent[short_name(functions[index][1])] += period
+    return spent
+
+
+def jitted_functions(dispatcher: Any) -> list[tuple[int, str]]:
+    """(address, symbol) of every function numba compiled or loaded for ``dispatcher``, sorted by address.
+
+    Reads numba's internals (the code library of each compiled signature and its execution engine): a
+    numba that keeps them elsewhere raises ``AttributeError`` here, which :func:`main` reports.
+    """
+    found = {}
+    for compiled in dispatcher.overloads.values():
+        library = compiled.library
+        engine = library._codegen._engine._ee
+        # a library compiled in this process holds its functions in its final module; one loaded from the cache,
+        # in its shared module
+        modules = [module for module in (library._final_module, library._shared_module) if module is not None]
+        for function in (function for module in modules for function in module.functions):
+            if not function.is_declaration:
+                address = engine.get_function_address(function.name)
+                if address:
+                    found[function.name] = address
+    return sorted((address, name) for name, address in found.items())
+
+
+def play(mode: str, level: int, games: int, map_path: Path) -> float:
+    """The child's work: write the function map to ``map_path``, play the games; nanoseconds a game."""
+    import numba
+    import numpy as np
+
+    from sim.config import GameConfig, parse_seats
+    from sim.fast.kernel import driver_for, play_games_numba
+    from sim.gamedata import load_game_data
+    from sim.run import chunk_bounds, default_chunk_size
+
+    numba.set_num_threads(1)
+    data, config = load_game_data(), GameConfig(seats=parse_seats(f"luna:{level}"))
+    if mode == "distinct":
+        ids = np.arange(games, dtype=np.int64)
+    else:
+        ids = np.repeat(np.arange(REPLAYED_GAMES, dtype=np.int64), -(-games // REPLAYED_GAMES))[:games]
+    play_games_numba(data, config, SEED, ids[:10], False)  # compiles or loads the driver outside the timing
+    map_path.write_text("".join(f"{address:x} {name}\n" for address, name in jitted_functions(driver_for(games))))
+    started = time.perf_counter()
+    for first, count in chunk_bounds(games, default_chunk_size(config, False)):
+        play_games_numba(data, config, SEED, ids[first:first + count], False)
+    return (time.perf_counter() - started) / games * 1e9
+
+
+def _samples(perf: str, data: Path) -> list[tuple[int, int]]:
+    """(instruction pointer, period) of every sample in a ``perf record`` file."""
+    script = subprocess.run([perf, "script", "-i", str(data), "-F", "ip,period"], capture_output=True, text=True,
+                            check=True).stdout
+    samples = []
+    for line in script.splitlines():
+        fields = line.split()
+        if len(fields) == 2:
+            samples.append((int(fields[1], 16), int(fields[0])))  # perf prints the period first
+    return samples
+
+
+def markdown(level: int, games: int, spent: dict[str, Counter[str]], wall: dict[str, float]) -> str:
+    """The per-function table, most time in distinct games first, and the totals."""
+    per_game = {mode: {name: ns / games for name, ns in spent[mode].items()} for mode in MODES}
+    names = sorted(set(per_game["distinct"]) | set(per_game["replayed"]),
+                   key=lambda name: -per_game["distinct"].get(name, 0.0))
+    lines = [f"luna:{level}, {games:,} games a child, one thread; ns a game (perf cpu-clock samples)", "",
+             "| function | distinct | replayed | distinct − replayed |", "|---|---:|---:|---:|"]
+    for name in names:
+        distinct, replayed = per_game["distinct"].get(name, 0.0), per_game["replayed"].get(name, 0.0)
+        lines.append(f"| {name} | {distinct:,.0f} | {replayed:,.0f} | {distinct - replayed:,.0f} |")
+    totals = {mode: sum(per_game[mode].values()) for mode in MODES}
+    lines.append(f"| jitted code | {totals['distinct']:,.0f} | {totals['replayed']:,.0f} "
+                 f"| {totals['distinct'] - totals['replayed']:,.0f} |")
+    lines.append(f"| wall clock, the child's loop | {wall['distinct']:,.0f} | {wall['replayed']:,.0f} "
+                 f"| {wall['distinct'] - wall['replayed']:,.0f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.profile", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--level", type=int, default=8, choices=range(9), help="Luna's level (default 8)")
+    parser.add_argument("--games", type=int, default=400_000, help="games a child plays (default 400,000)")
+    parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
+    parser.add_argument("--map", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.games < REPLAYED_GAMES:
+        parser.error(f"--games must be at least {REPLAYED_GAMES}")
+    if args.child:
+        print(json.dumps({"ns_per_game": play(args.child, args.level, args.games, args.map)}))
+        return 0
+    perf = shutil.which("perf")
+    if perf is None:
+        print("benchmarks.profile: needs Linux perf (`perf record`), which is not on PATH", file=sys.stderr)
+        return 2
+    spent, wall = {}, {}
+    with tempfile.TemporaryDirectory(prefix="luna-profile-") as scratch:
+        for mode in MODES:
+            data, map_path = Path(scratch) / f"{mode}.perf", Path(scratch) / f"{mode}.map"
+            command = [perf, "record", "-q", "-e", "cpu-clock", "-F", str(FREQUENCY), "-o", str(data), "--",
+                       sys.executable, "-m", "benchmarks.profile", "--child", mode, "--level", str(args.level),
+                       "--games", str(args.games), "--map", str(map_path)]
+            child = subprocess.run(command, capture_output=True, text=True)
+            if child.returncode != 0:
+                reason = (child.stderr.strip().splitlines() or ["no message"])[-1]
+                print(f"benchmarks.profile: `perf record` of the {mode} games failed: {reason}", file=sys.stderr)
+                return 2
+            wall[mode] = json.loads(child.stdout.strip().splitlines()[-1])["ns_per_game"]
+            functions = [(int(address, 16), name) for address, name in
+                         (line.split() for line in map_path.read_text().splitlines())]
+            spent[mode] = attribute(_samples(perf, data), functions)
+    print(markdown(args.level, args.games, spent, wall))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

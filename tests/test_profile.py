@@ -1,0 +1,41 @@
+"""benchmarks/profile.py: samples are put down to the right function, and the tool runs end to end under perf."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from benchmarks import profile
+
+PLAYS_OUT = "_ZN3sim4fast4luna14luna_plays_outB4v105B56c8tJTIeFIjxB2IKSgI4CrvSCKg1MMbCQQPKkLTj8gMFYBFOOlH7AIpoAE6Record"
+
+
+def test_short_name_keeps_a_numba_function_s_module_and_name():
+    assert profile.short_name(PLAYS_OUT) == "luna.luna_plays_out"
+    assert profile.short_name("NRT_decref") == "NRT_decref"
+
+
+def test_a_sample_counts_for_the_last_function_starting_before_it():
+    functions = [(0x1000, PLAYS_OUT), (0x3000, "NRT_decref")]
+    samples = [(0x1000, 5), (0x2FFF, 7), (0x3004, 11),  # in the two functions
+               (0x0FFF, 100), (0x3000 + profile.MAX_FUNCTION_BYTES, 1000)]  # before the first, past the last
+    assert profile.attribute(samples, functions) == {"luna.luna_plays_out": 12, "NRT_decref": 11}
+
+
+def test_without_perf_it_says_so_and_exits_2(monkeypatch, capsys):
+    monkeypatch.setattr(profile.shutil, "which", lambda name: None)
+    assert profile.main(["--games", "100"]) == 2
+    assert "needs Linux perf" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("perf") is None, reason="Linux perf is not installed")
+def test_the_profile_splits_a_level_s_games_by_function(capsys):
+    pytest.importorskip("numba")
+    assert profile.main(["--level", "0", "--games", "20000"]) == 0
+    rows = {line.split("|")[1].strip(): line.split("|")[2:5] for line in capsys.readouterr().out.splitlines()
+            if line.startswith("| ") and not line.startswith("| function")}
+    distinct, replayed, _ = (float(cell.replace(",", "")) for cell in rows["luna.luna_plays_out"])
+    assert distinct > 0 and replayed > 0  # her card loop is sampled in both children
+    assert {"game.setup", "jitted code", "wall clock, the child's loop"} <= set(rows)
