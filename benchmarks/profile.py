@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.run import REPLAYED_GAMES, SEED
+from benchmarks.run import REPLAYED_GAMES, SEED, replayed_game_ids
 
 MODES = ("distinct", "replayed")
 FREQUENCY = 9999  # samples a second: odd, so that they do not beat with a periodic timer
@@ -92,10 +92,7 @@ def play(mode: str, level: int, games: int, map_path: Path) -> float:
 
     numba.set_num_threads(1)
     data, config = load_game_data(), GameConfig(seats=parse_seats(f"luna:{level}"))
-    if mode == "distinct":
-        ids = np.arange(games, dtype=np.int64)
-    else:
-        ids = np.repeat(np.arange(REPLAYED_GAMES, dtype=np.int64), -(-games // REPLAYED_GAMES))[:games]
+    ids = np.arange(games, dtype=np.int64) if mode == "distinct" else replayed_game_ids(games)
     play_games_numba(data, config, SEED, ids[:10], False)  # compiles or loads the driver outside the timing
     map_path.write_text("".join(f"{address:x} {name}\n" for address, name in jitted_functions(driver_for(games))))
     started = time.perf_counter()
@@ -165,7 +162,13 @@ def main(argv: list[str] | None = None) -> int:
             wall[mode] = json.loads(child.stdout.strip().splitlines()[-1])["ns_per_game"]
             functions = [(int(address, 16), name) for address, name in
                          (line.split() for line in map_path.read_text().splitlines())]
-            spent[mode] = attribute(_samples(perf, data), functions)
+            try:
+                samples = _samples(perf, data)
+            except subprocess.CalledProcessError as error:
+                reason = (error.stderr.strip().splitlines() or ["no message"])[-1]
+                print(f"benchmarks.profile: `perf script` of the {mode} games failed: {reason}", file=sys.stderr)
+                return 2
+            spent[mode] = attribute(samples, functions)
     print(markdown(args.level, args.games, spent, wall))
     return 0
 

@@ -42,6 +42,10 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 1
@@ -110,6 +114,15 @@ def start_times(env: dict[str, str], scratch: Path) -> dict[str, float]:
 
 # ---------------------------------------------------------------- the per-level measurement (a child)
 
+def replayed_game_ids(games: int) -> np.ndarray:
+    """``games`` game numbers: ``0 .. REPLAYED_GAMES - 1`` in turn, each repeated for an equal run (the last
+    game's run cut to fit), so that the processor's branch predictor learns each game."""
+    import numpy as np
+
+    replays = -(-games // REPLAYED_GAMES)
+    return np.repeat(np.arange(REPLAYED_GAMES, dtype=np.int64), replays)[:games]
+
+
 def _best_rates(jobs: dict[str, Callable[[], None]], games: int,
                 repeats: int) -> tuple[dict[str, float], dict[str, float]]:
     """Games per second of each job, best of ``repeats``, and the CPU/wall ratio of that best run.
@@ -147,8 +160,7 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
     numba.set_num_threads(threads)
     deck_size = sum(card.grade == 1 for card in data.luna.cards)
     floor_out = np.zeros(games, dtype=np.int64)
-    replays = -(-games // REPLAYED_GAMES)  # each game's run of repeats; the last game's run is cut to fit
-    replayed_games = np.repeat(np.arange(REPLAYED_GAMES, dtype=np.int64), replays)[:games]
+    replayed_games = replayed_game_ids(games)
     play_floor(np.uint64(SEED), 0, deck_size, floor_out[:10])
     results = {}
     for level in levels:
