@@ -125,6 +125,12 @@ def atomic_write(path: str | Path, content: bytes | str) -> Path:
         os.chmod(temporary, _FILE_MODE)
         crash_point("file-written")
         os.replace(temporary, destination)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        if error.filename:
+            raise
+        # a write through a file descriptor names no file: name the destination (not the temporary)
+        raise OSError(error.errno, error.strerror or str(error), str(destination)) from error
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

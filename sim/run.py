@@ -24,6 +24,7 @@ import functools
 import json
 import os
 import platform
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -256,9 +257,26 @@ def output_directory(out: Path) -> Iterator[Path]:
     try:
         yield temporary
         replace_directory(temporary, out)
+    except OSError as error:
+        if error.filename:
+            raise
+        raise _naming(error, out) from error
     finally:
         if temporary.exists():
             shutil.rmtree(temporary, ignore_errors=True)
+
+
+_ERRNO_DETAIL = re.compile(r"\[errno (\d+)\]")
+
+
+def _naming(error: OSError, out: Path) -> OSError:
+    """``error`` naming ``out``: arrow's writers raise an ``OSError`` with no file name and the system's
+    reason inside its text ("Error writing bytes to file. Detail: [errno 27] File too large")."""
+    code = error.errno
+    if code is None and (found := _ERRNO_DETAIL.search(str(error))):
+        code = int(found.group(1))
+    reason = os.strerror(code) if code is not None else error.strerror or str(error) or type(error).__name__
+    return OSError(code, reason, str(out))
 
 
 def _why(error: OSError, out: Path) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -130,20 +131,36 @@ def test_killed_study_resumes_to_identical_files(tmp_path, uninterrupted, kill_p
 def test_file_size_limit_during_simulate_is_one_line_and_leaves_nothing(tmp_path):
     result = luna(tmp_path, "simulate", "--seats", "luna:2", "--games", "400", "--engine", "reference",
                   "--out", "run", "--quiet", file_limit=8 * 1024)  # seats.parquet is about 16 KB
-    assert "File too large" in one_line_error(result)
+    # arrow's writer says "Error writing bytes to file. Detail: [errno 27] File too large", naming no file
+    assert one_line_error(result) == "luna-balance: run: File too large\n"
     assert list(tmp_path.iterdir()) == []  # neither the run nor its temporary directory
+
+
+def test_file_size_limit_while_a_study_writes_study_json_names_it(tmp_path, uninterrupted):
+    # the limit is below study.json, the first file a study writes (through a file descriptor: no name)
+    study = luna(tmp_path, *STUDY, file_limit=len(uninterrupted["study.json"]) - 1)
+    assert one_line_error(study) == "luna-balance: results/s/study.json: File too large\n"
+    assert leftovers(tmp_path / "results" / "s") == []
 
 
 @pytest.mark.slow
 def test_file_size_limit_during_a_part_and_during_the_report(tmp_path, uninterrupted):
-    part = luna(tmp_path, *STUDY, file_limit=2 * 1024)  # the first part's pairs.parquet (about 4 KB) is larger
-    assert "File too large" in one_line_error(part)
+    # study.json fits; every part has a larger file (its pairs.parquet, about 4 KB), so the first part fails
+    study_json = len(uninterrupted["study.json"])
+    largest = {}
+    for name, content in uninterrupted.items():
+        if name.startswith("runs/"):
+            part_name = name.split("/")[1]
+            largest[part_name] = max(largest.get(part_name, 0), len(content))
+    assert largest and min(largest.values()) > study_json
+    part = luna(tmp_path, *STUDY, file_limit=study_json)
+    assert re.fullmatch(r"luna-balance: results/s/runs/[^/:]+: File too large\n", one_line_error(part))
     study_dir = tmp_path / "results" / "s"
     assert not (study_dir / "runs").exists() or not any((study_dir / "runs").iterdir())
     assert leftovers(study_dir) == []
     largest_part_file = max(len(content) for name, content in uninterrupted.items() if name.startswith("runs"))
     report = luna(tmp_path, *STUDY, file_limit=largest_part_file + 1024)  # parts fit, report.html does not
-    assert "File too large" in one_line_error(report)
+    assert re.fullmatch(r"luna-balance: results/s/\S+: File too large\n", one_line_error(report))
     assert not (study_dir / "report.html").exists() and leftovers(study_dir) == []
     rerun = luna(tmp_path, *STUDY)
     assert rerun.returncode == 0, rerun.stderr
