@@ -33,6 +33,7 @@ from matplotlib.figure import Figure
 
 from analysis.plotting import plot_style
 from sim.crashpoints import crash_point
+from sim.run import os_error_naming
 
 
 def _umask_file_mode() -> int:
@@ -129,8 +130,7 @@ def atomic_write(path: str | Path, content: bytes | str) -> Path:
         Path(temporary).unlink(missing_ok=True)
         if error.filename:
             raise
-        # a write through a file descriptor names no file: name the destination (not the temporary)
-        raise OSError(error.errno, error.strerror or str(error), str(destination)) from error
+        raise os_error_naming(error, destination) from error  # the destination, not the temporary file
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

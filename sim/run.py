@@ -260,7 +260,7 @@ def output_directory(out: Path) -> Iterator[Path]:
     except OSError as error:
         if error.filename:
             raise
-        raise _naming(error, out) from error
+        raise os_error_naming(error, out) from error
     finally:
         if temporary.exists():
             shutil.rmtree(temporary, ignore_errors=True)
@@ -269,9 +269,10 @@ def output_directory(out: Path) -> Iterator[Path]:
 _ERRNO_DETAIL = re.compile(r"\[errno (\d+)\]")
 
 
-def _naming(error: OSError, out: Path) -> OSError:
-    """``error`` naming ``out``: arrow's writers raise an ``OSError`` with no file name and the system's
-    reason inside its text ("Error writing bytes to file. Detail: [errno 27] File too large")."""
+def os_error_naming(error: OSError, out: Path) -> OSError:
+    """``error`` as an ``OSError`` naming ``out``, for one that names no file: arrow's writers give the
+    system's reason inside their text ("Error writing bytes to file. Detail: [errno 27] File too large"),
+    a write through a file descriptor gives no name at all."""
     code = error.errno
     if code is None and (found := _ERRNO_DETAIL.search(str(error))):
         code = int(found.group(1))
