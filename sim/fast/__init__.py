@@ -2,7 +2,7 @@
 
 ``play_chunk_numba`` is the only public name. It validates and flattens the data once per call
 (:func:`sim.tables.compile_tables`), preallocates the output columns, and hands both to a jitted kernel
-that plays the games. Each kernel mirrors the reference function of the same name (``sim/reference.py``);
+that plays the games. Each kernel mirrors the reference function of the same name (``sim/reference/``);
 where the two read differently the comment says why they agree.
 
 Exactness rests on four things:

@@ -1,6 +1,6 @@
 """The shared board: companies and their tracks, expansion, the display, research plans, bonus spaces.
 
-Each kernel mirrors the ``sim/reference.py`` function named in its docstring; where the two read
+Each kernel mirrors the ``sim/reference/board.py`` function named in its docstring; where the two read
 differently the comment says why they agree.
 
 Small kernels called for every card are ``@jit(inline="always")`` (here and in ``sim/fast/luna.py``):

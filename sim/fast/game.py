@@ -1,6 +1,6 @@
 """One game: setup, the round (planning, action phase, preparation), final scoring.
 
-Each kernel mirrors the ``sim/reference.py`` function named in its docstring. A game starts from the
+Each kernel mirrors the ``sim/reference/game.py`` function named in its docstring. A game starts from the
 template record (:func:`setup_template`, filled once per block of games; see ``sim/fast/state.py``),
 so :func:`setup` only draws: in the reference's order and count, which is what makes the two engines
 agree game by game.

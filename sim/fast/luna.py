@@ -1,6 +1,6 @@
 """Luna: her deck, her tank and upload tracks, a card's actions, her majority values, plan and turns.
 
-Each kernel mirrors the ``sim/reference.py`` function named in its docstring.
+Each kernel mirrors the ``sim/reference/luna.py`` function named in its docstring.
 
 Rule readings (SPEC section 8) and the Belt side: ``plan_luna``, ``luna_turn``, ``resolve_card``,
 ``end_luna_actions`` and ``card_ops`` run the Moon under the shipped readings on a path of their own and hand

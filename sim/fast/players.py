@@ -1,6 +1,6 @@
 """Scripted players (modelled): their plan, the majorities Luna blocks, and each kind of action.
 
-Each kernel mirrors the ``sim/reference.py`` function named in its docstring. A scripted seat's only
+Each kernel mirrors the ``sim/reference/players.py`` function named in its docstring. A scripted seat's only
 float arithmetic, its action strength and an expand's outpost count, is done in float64 with the
 reference's operations in the reference's order (no fastmath), which rounds exactly as Python does.
 """
