@@ -231,7 +231,19 @@ def test_duplicate_variant_names_are_refused(tmp_path, capsys):
 def test_report_of_a_directory_that_is_no_study(tmp_path, capsys):
     assert main(["report", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "study.json" in err and err.count("\n") == 1
+    assert err == f"luna-balance: {tmp_path / 'study.json'}: not found; is {tmp_path} a study directory?\n"
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    (b'{"format": ', "not a study file, its JSON is broken (Expecting value"),
+    (b"\xff\xfe", "not a study file, its JSON is broken ('utf-8' codec can't decode"),
+    (b"[1, 2]", "not a study file (a JSON object is expected, found list)"),
+])
+def test_report_of_a_broken_study_json_says_what_is_wrong(tmp_path, capsys, content, problem):
+    (tmp_path / "study.json").write_bytes(content)
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"luna-balance: {tmp_path / 'study.json'}: {problem}") and err.count("\n") == 1
 
 
 def test_default_engine_falls_back_to_reference(monkeypatch):

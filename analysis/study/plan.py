@@ -459,9 +459,16 @@ def read_json(path: Path) -> dict[str, Any] | None:
 def read_plan(study_dir: str | Path) -> StudyPlan:
     """The plan stored in ``study_dir/study.json``."""
     path = Path(study_dir) / STUDY_FILE
-    raw = read_json(path)
-    if raw is None:
-        raise StudyError(f"{path}: not found or not readable; is {study_dir} a study directory?")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StudyError(f"{path}: not found; is {study_dir} a study directory?") from None
+    except OSError as error:
+        raise StudyError(f"{path}: cannot be read ({error.strerror or error})") from None
+    except ValueError as error:  # broken JSON or bytes that are not UTF-8
+        raise StudyError(f"{path}: not a study file, its JSON is broken ({error})") from None
+    if not isinstance(raw, dict):
+        raise StudyError(f"{path}: not a study file (a JSON object is expected, found {type(raw).__name__})")
     if raw.get("format") != STUDY_FORMAT:
         raise StudyError(f"{path}: unknown study format {raw.get('format')!r}")
     try:
