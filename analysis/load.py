@@ -127,10 +127,14 @@ def read_manifest(run_dir: PathLike) -> dict[str, Any]:
         return {}
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
+    except (OSError, ValueError) as error:  # ValueError: broken JSON, or bytes that are not UTF-8
         raise ValueError(f"{path}: cannot read manifest: {error}") from error
+    except RecursionError:
+        raise ValueError(f"{path}: cannot read manifest: its JSON is nested too deeply") from None
     if not isinstance(manifest, dict):
         raise ValueError(f"{path}: manifest must be a JSON object, got {type(manifest).__name__}")
+    if not isinstance(manifest.get("config", {}), dict):
+        raise ValueError(f"{path}: config must be a JSON object, got {type(manifest['config']).__name__}")
     return manifest
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import sys
@@ -49,6 +50,7 @@ from sim.constants import (
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
+from sim.rng import MASK64
 from sim.violation import InvariantError
 
 EXIT_USAGE = 2
@@ -379,12 +381,15 @@ def command_levels(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
-    from sim.run import RunOptions, run_simulation
+    from sim.run import RunOptions, check_output, run_simulation
 
     data = load_game_data(args.overlay)
     levels = parse_levels(args.levels)
     options = RunOptions(games=args.games, seed=args.seed, engine=args.engine, chunk_size=args.chunk_size,
                          workers=args.workers, overlay=args.overlay)
+    if args.out:
+        for level in levels:  # every level's run directory, before any level is played
+            check_output(Path(args.out) / f"level-{level}")
     base = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="luna-levels-"))
     frames = []
     with progress_bar(args.games * len(levels), args.quiet, "levels") as bar:
@@ -452,6 +457,22 @@ def usable_cpus() -> int:
     return os.cpu_count() or 1
 
 
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse option values no command can use, before any command runs: a seed beyond the 64 bits its
+    streams are derived from (two seeds 2**64 apart would play the same games), a parity tolerance the
+    bisection never gets below (it would never stop), a readings or parity game count below 1."""
+    seed = getattr(args, "seed", None)
+    if seed is not None and not 0 <= seed <= MASK64:
+        raise ConfigError(f"--seed: must be 0 to {MASK64} (2**64 - 1), got {seed}")
+    tolerance = getattr(args, "tolerance", None)
+    if tolerance is not None and not (math.isfinite(tolerance) and tolerance > 0):
+        raise ConfigError(f"--tolerance: must be a positive number, got {tolerance}")
+    for name in ("readings_games", "parity_games"):
+        games = getattr(args, name, None)
+        if games is not None and games < 1:
+            raise ConfigError(f"--{name.replace('_', '-')}: must be at least 1, got {games}")
+
+
 def clamp_workers(args: argparse.Namespace) -> None:
     """Refuse ``--workers`` below 1; lower it to the usable CPUs for local runs (more only add memory)."""
     workers = getattr(args, "workers", None)
@@ -503,6 +524,7 @@ def main(argv: list[str] | None = None) -> int:
                 "campaign": command_campaign, "sensitivity": command_sensitivity, "tune": command_tune,
                 "readings": command_readings}
     try:
+        check_options(args)
         clamp_workers(args)
         return handlers[args.command](args)
     except InvariantError as error:  # the run directory was not written (run_simulation cleans up)
@@ -512,8 +534,8 @@ def main(argv: list[str] | None = None) -> int:
         for line in error.problems:
             sys.stderr.write(f"luna-balance: {line}\n")
         return EXIT_USAGE
-    except (ConfigError, ValueError, FileExistsError) as error:
-        sys.stderr.write(f"luna-balance: {error}\n")
+    except (ConfigError, ValueError, FileExistsError, OverflowError) as error:  # OverflowError: a value too large
+        sys.stderr.write(f"luna-balance: {error}\n")                            # for the output files' columns
         return EXIT_USAGE
     except OSError as error:  # every writer cleans up after itself, so nothing half-written is left
         sys.stderr.write(f"luna-balance: {_os_problem(error)}\n")

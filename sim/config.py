@@ -29,6 +29,11 @@ _LEVELS_ITEM = re.compile(r"^(?P<first>[0-9]+)(?:-(?P<last>[0-9]+))?$")
 _SEAT_PATTERN = re.compile(r"^(?:luna:(?P<level>[^,@]+)|scripted:(?P<profile>[a-z_]+)(?:@(?P<strength>[^,]+))?)$")
 
 
+#: The strongest scripted seat: far above any strength a study or a parity search tries (parity widens its
+#: bracket up to 128), and low enough that a profile's steps and resources times it stay small integers.
+MAX_STRENGTH = 1000.0
+
+
 class ConfigError(ValueError):
     """A bad configuration value; the message is one line meant for the user."""
 
@@ -101,8 +106,8 @@ def parse_seat(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> Seat:
             strength = float(match["strength"])
         except ValueError:
             raise ConfigError(f"--seats: strength {match['strength']!r} in {text!r} is not a number") from None
-        if not strength > 0:
-            raise ConfigError(f"--seats: strength in {text!r} must be positive")
+        if not 0 < strength <= MAX_STRENGTH:
+            raise ConfigError(f"--seats: strength in {text!r} must be a positive number up to {MAX_STRENGTH:g}")
     return Seat(kind="scripted", profile=match["profile"], strength=strength)
 
 

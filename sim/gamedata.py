@@ -476,6 +476,7 @@ class GameData:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file as tomllib reads it; a file that is missing or is no TOML is a one-line DataError."""
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
@@ -483,6 +484,10 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise DataError([f"{path}: file not found"]) from None
     except tomllib.TOMLDecodeError as error:
         raise DataError([f"{path}: not valid TOML: {error}"]) from None
+    except UnicodeDecodeError as error:
+        raise DataError([f"{path}: not valid TOML: not UTF-8 text ({error.reason} at byte {error.start})"]) from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise DataError([f"{path}: not valid TOML: nested too deeply"]) from None
 
 
 _FIELD_IN_MESSAGE = re.compile(r"^([A-Za-z_][\w.]*): (.+)$", re.DOTALL)
@@ -529,6 +534,8 @@ def merge_overlay(base: Any, overlay: Any, where: str = "", new_ids: bool = Fals
         if twice is not None:  # the second entry would silently undo part of the first
             raise DataError([f"{where.rstrip('.')}: id {twice!r} is given twice"])
         for item in overlay:
+            if not isinstance(item["id"], str | int) or isinstance(item["id"], bool):
+                raise DataError([f"{where.rstrip('.')}: id {item['id']!r} is neither a name nor a number"])
             if item["id"] in index:
                 merged[index[item["id"]]] = merge_overlay(base[index[item["id"]]], item, where, new_ids)
             elif new_ids:

@@ -223,19 +223,28 @@ def package_versions() -> dict[str, str]:
     return dict(_installed_versions())
 
 
-def start_output(out: Path) -> Path:
-    """Check that a run directory can be written at ``out`` and create the temporary one beside it.
-
-    Runs before any game is played, so a bad ``out`` costs nothing and leaves nothing behind.
-    """
+def check_output(out: Path) -> None:
+    """Refuse an ``out`` no run directory may be written at (a file, a directory of other things), creating
+    nothing: a command that writes several runs checks them all before it plays any."""
     if out.name in ("", ".."):  # "." or "/" or "..": the temporary sibling would have no name
         raise OutputPathError(f"{out}: name the run directory itself, e.g. {out / 'run'}")
-    temporary = out.with_name(f".{out.name}.partial-{os.getpid()}")
     try:
         if out.is_dir():
             _refuse_foreign(out)
         elif out.exists():
             raise OutputPathError(f"{out}: is a file, not a run directory; refusing to replace it")
+    except OSError as error:
+        raise OutputPathError(f"{out}: cannot write a run directory there ({_why(error, out)})") from None
+
+
+def start_output(out: Path) -> Path:
+    """Check that a run directory can be written at ``out`` and create the temporary one beside it.
+
+    Runs before any game is played, so a bad ``out`` costs nothing and leaves nothing behind.
+    """
+    check_output(out)
+    temporary = out.with_name(f".{out.name}.partial-{os.getpid()}")
+    try:
         out.parent.mkdir(parents=True, exist_ok=True)
         if temporary.exists():
             shutil.rmtree(temporary)

@@ -451,7 +451,7 @@ def read_json(path: Path) -> dict[str, Any] | None:
     """A JSON object from ``path``, or None when it is missing or unreadable."""
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: arrays or objects nested too deeply
         return None
     return value if isinstance(value, dict) else None
 
@@ -467,13 +467,15 @@ def read_plan(study_dir: str | Path) -> StudyPlan:
         raise StudyError(f"{path}: cannot be read ({error.strerror or error})") from None
     except ValueError as error:  # broken JSON or bytes that are not UTF-8
         raise StudyError(f"{path}: not a study file, its JSON is broken ({error})") from None
+    except RecursionError:
+        raise StudyError(f"{path}: not a study file, its JSON is broken (nested too deeply)") from None
     if not isinstance(raw, dict):
         raise StudyError(f"{path}: not a study file (a JSON object is expected, found {type(raw).__name__})")
     if raw.get("format") != STUDY_FORMAT:
         raise StudyError(f"{path}: unknown study format {raw.get('format')!r}")
     try:
         return StudyPlan.from_json(raw)
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:  # a field of the wrong type
         raise StudyError(f"{path}: malformed study file: {error}") from None
 
 
@@ -502,6 +504,14 @@ def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: 
     manifest = read_json(study_dir / part.run / MANIFEST_FILE)
     if manifest is None:
         return False
+    try:
+        return _manifest_matches(manifest, plan, part, data_digest, keep_games)
+    except (AttributeError, TypeError):  # a field of another type than a run writes: not this part's run
+        return False
+
+
+def _manifest_matches(manifest: dict[str, Any], plan: StudyPlan, part: Part, data_digest: str | None,
+                      keep_games: bool) -> bool:
     config = manifest.get("config") or {}
     wanted = expected_config(plan, part)
     if any(config.get(setting, _SETTING_BEFORE.get(setting)) != wanted[setting] for setting in MATCHED_SETTINGS):

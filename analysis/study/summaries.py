@@ -353,7 +353,8 @@ def load_summaries(study_dir: str | Path) -> StudySummary:
     if missing:
         manifest = read_json(root / missing[0].run / "manifest.json") or {}
         why = "not finished"
-        if manifest and not (manifest.get("study") or {}).get("summary"):
+        study = manifest.get("study") or {}
+        if manifest and isinstance(study, dict) and not study.get("summary"):
             why = "have no summary (written by an earlier version; rerunning the study plays them again)"
         raise StudyError(f"{root}: {len(missing)} part(s) {why} (first: {missing[0].name}); rerun: "
                          f"{plan.command or 'luna-balance study ...'}")

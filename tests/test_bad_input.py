@@ -1,0 +1,170 @@
+"""Inputs a break-it audit (2026-11-25) found to end in a traceback, a hang or a silently wrong result.
+
+Each case is now a one-line error naming the file, field or option and the problem, exit code 2, and nothing
+written. The names say what each input used to do.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sim.cli import main
+
+HUGE = 99999999999999999999999999999
+
+
+def one_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith("luna-balance: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    # a traceback in the numba engine's tables (OverflowError) and a wrapped int64 in its games
+    (f'[[luna.cards]]\nid = "I-6"\nmajority = {{ left = {HUGE}, right = 0, scientists = 0 }}\n',
+     f"luna.cards.5.majority.left: {HUGE} is beyond the largest number data may give (1,000,000, either sign)"),
+    ("[luna.board]\nstart_crypcoin = 9223372036854775807\n",
+     "luna.board.start_crypcoin: 9223372036854775807 is beyond the largest number data may give"),
+    # a traceback when the scores were written to the int32 columns of seats.parquet
+    ("[players.model]\nstart_cash = 3000000000\n",
+     "players.model.start_cash: 3000000000 is beyond the largest number data may give"),
+    # TypeError: unhashable type
+    ("[[luna.cards]]\nid = [1]\n", "luna.cards: id [1] is neither a name nor a number"),
+    ("[[luna.cards]]\nid = { a = 1 }\n", "luna.cards: id {'a': 1} is neither a name nor a number"),
+    # a message without the file's name; a RecursionError
+    (b'name = "\xff\xfe"\n', "not valid TOML: not UTF-8 text (invalid start byte at byte 8)"),
+    ("a = " + "[" * 5000 + "]" * 5000 + "\n", "not valid TOML: nested too deeply"),
+])
+def test_overlay_no_game_can_hold_is_one_line(tmp_path, capsys, content, problem):
+    overlay = tmp_path / "bad.toml"
+    overlay.write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert main(["simulate", "--seats", "scripted:balanced,luna:5", "--games", "5", "--engine", "reference",
+                 "--overlay", str(overlay), "--out", str(tmp_path / "run"), "--quiet"]) == 2
+    assert one_line(capsys).startswith(f"luna-balance: {overlay}: {problem}")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.toml"]
+
+
+def test_campaign_sp_beyond_int64_is_one_line(tmp_path, capsys):
+    # campaigns.csv held sp_total = -9223372036854775801, exit 0
+    overlay = tmp_path / "sp.toml"
+    overlay.write_text("[campaign]\nbonus_marker_sp = 9223372036854775807\n")
+    assert main(["campaign", "--seats", "scripted:balanced@1,luna", "--campaigns", "5", "--chapters", "2",
+                 "--overlay", str(overlay), "--out", str(tmp_path / "c"), "--engine", "reference", "--quiet"]) == 2
+    assert "bonus_marker_sp: 9223372036854775807 is beyond the largest number data may give" in one_line(capsys)
+    assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("target", ["nan", "inf"])
+def test_tune_target_that_is_not_a_number_is_one_line(tmp_path, capsys, target):
+    # tune ran to the end and reported "target nan ± 0.01 (outside)"
+    text = (Path(__file__).resolve().parents[1] / "examples" / "tune_level4.toml").read_text()
+    target_file = tmp_path / "target.toml"
+    target_file.write_text(text.replace("target = 0.654", f"target = {target}"))
+    assert main(["tune", str(target_file), "--out", str(tmp_path / "t"), "--games", "50", "--quiet"]) == 2
+    assert f"{target_file}: levels.4.target: " in one_line(capsys)
+    assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.parametrize("tolerance", ["0", "-1", "nan", "inf"])
+def test_parity_tolerance_the_bisection_never_reaches_is_refused(capsys, tolerance):
+    # 0 and below: the bisection never stopped; nan and inf: an answer from no bisection at all
+    assert main(["parity", "--profile", "balanced", "--levels", "3", "--games", "10", "--tolerance", tolerance,
+                 "--quiet"]) == 2
+    assert one_line(capsys).startswith("luna-balance: --tolerance: must be a positive number")
+
+
+@pytest.mark.parametrize("strength", ["1e10", "inf", "nan", "1000.5"])
+def test_strength_beyond_the_strongest_seat_is_refused_by_both_engines(tmp_path, capsys, strength):
+    # the reference engine hung at 1e10 and raised OverflowError at 1e308; the numba engine refused in 3 lines
+    for engine in ("reference", "numba"):
+        assert main(["simulate", "--seats", f"scripted:balanced@{strength},luna:5", "--games", "5", "--engine",
+                     engine, "--out", str(tmp_path / "run"), "--quiet"]) == 2
+        assert "must be a positive number up to 1000" in one_line(capsys)
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("seed", [str(-1), str(2**64), str(2**70)])
+def test_seed_beyond_64_bits_is_refused(tmp_path, capsys, seed):
+    # seeds 2**64 apart played the same games under different names in the manifest
+    assert main(["simulate", "--seats", "luna:5", "--games", "5", "--seed", seed, "--out", str(tmp_path / "run"),
+                 "--quiet"]) == 2
+    assert one_line(capsys) == f"luna-balance: --seed: must be 0 to {2**64 - 1} (2**64 - 1), got {seed}\n"
+
+
+def test_study_readings_with_no_games_is_refused(tmp_path, capsys):
+    # exit 0 with no readings played and none reported, while study.json recorded readings_games 0
+    assert main(["study", "--name", "x", "--games", "30", "--levels", "3", "--results-dir", str(tmp_path),
+                 "--readings", "--readings-games", "0", "--quiet"]) == 2
+    assert one_line(capsys) == "luna-balance: --readings-games: must be at least 1, got 0\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_levels_checks_every_run_directory_before_playing_any(tmp_path, capsys):
+    # level-3 was played and written, then level-5 was refused
+    mine = tmp_path / "lv" / "level-5" / "mine.txt"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("keep me\n")
+    assert main(["levels", "--games", "20", "--levels", "3,5", "--out", str(tmp_path / "lv"), "--quiet"]) == 2
+    assert "level-5: exists and is not a run directory" in one_line(capsys)
+    assert sorted(path.name for path in (tmp_path / "lv").iterdir()) == ["level-5"]
+
+
+def _a_study(tmp_path: Path) -> Path:
+    assert main(["study", "--name", "s", "--games", "30", "--levels", "3", "--profiles", "balanced",
+                 "--results-dir", str(tmp_path), "--engine", "reference", "--quiet"]) == 0
+    return tmp_path / "s"
+
+
+@pytest.mark.parametrize(("field", "value", "reported"), [
+    ("study", [1], False), ("config", [1], False),
+    ("data", 5, True),  # the report does not ask which data a part was played with; the study does
+])
+def test_part_manifest_of_the_wrong_shape_is_replayed(tmp_path, capsys, field, value, reported):
+    # report and the study's rerun ended in AttributeError or TypeError
+    study = _a_study(tmp_path)
+    manifest_path = next((study / "runs").glob("*/manifest.json"))
+    manifest = json.loads(manifest_path.read_text())
+    manifest[field] = value
+    manifest_path.write_text(json.dumps(manifest))
+    capsys.readouterr()
+    if reported:
+        assert main(["report", str(study)]) == 0
+    else:
+        assert main(["report", str(study)]) == 2
+        assert "not finished" in one_line(capsys)
+    assert main(["study", "--name", "s", "--games", "30", "--levels", "3", "--profiles", "balanced",
+                 "--results-dir", str(tmp_path), "--engine", "reference", "--quiet"]) == 0
+    assert json.loads(manifest_path.read_text())[field] != value
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    (lambda plan: {**plan, "parts": [5]}, "malformed study file"),
+    (lambda plan: {**plan, "games": float("inf")}, "malformed study file"),
+    (lambda plan: [plan], "not a study file (a JSON object is expected, found list)"),
+])
+def test_study_json_of_the_wrong_shape_is_one_line(tmp_path, capsys, change, problem):
+    # AttributeError and OverflowError tracebacks from report
+    study = _a_study(tmp_path)
+    plan_path = study / "study.json"
+    plan_path.write_text(json.dumps(change(json.loads(plan_path.read_text()))))
+    capsys.readouterr()
+    assert main(["report", str(study)]) == 2
+    assert one_line(capsys).startswith(f"luna-balance: {plan_path}: {problem}")
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    ('{"config": [1]}', "config must be a JSON object, got list"),
+    (b'\xff{"config": {}}', "cannot read manifest: 'utf-8' codec can't decode"),
+    ("[" * 100_000 + "]" * 100_000, "cannot read manifest: its JSON is nested too deeply"),
+])
+def test_runs_report_of_a_broken_manifest_names_it(tmp_path, capsys, content, problem):
+    # AttributeError and RecursionError tracebacks; a decode error without the file's name
+    run = tmp_path / "run"
+    assert main(["simulate", "--seats", "luna:5", "--games", "20", "--out", str(run), "--quiet"]) == 0
+    (run / "manifest.json").write_bytes(content if isinstance(content, bytes) else content.encode())
+    capsys.readouterr()
+    assert main(["runs-report", str(run), "--out", str(tmp_path / "report")]) == 2
+    assert one_line(capsys).startswith(f"luna-balance: {run / 'manifest.json'}: {problem}")
