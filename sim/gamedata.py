@@ -63,8 +63,6 @@ class DataError(Exception):
         self.problems = problems
 
 
-
-
 def _check_cells(cells: Iterable[str]) -> None:
     for cell in cells:
         if any(letter not in SLOT_LETTERS for letter in cell):
@@ -482,12 +480,9 @@ def read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(handle)
     except FileNotFoundError:
         raise DataError([f"{path}: file not found"]) from None
-    except tomllib.TOMLDecodeError as error:
-        raise DataError([f"{path}: not valid TOML: {error}"]) from None
-    except UnicodeDecodeError as error:
-        raise DataError([f"{path}: not valid TOML: not UTF-8 text ({error.reason} at byte {error.start})"]) from None
-    except RecursionError:  # tomllib parses nested arrays and tables recursively
-        raise DataError([f"{path}: not valid TOML: nested too deeply"]) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:  # tomllib nests by recursion
+        why = "nested too deeply" if isinstance(error, RecursionError) else error
+        raise DataError([f"{path}: not valid TOML: {why}"]) from None
 
 
 _FIELD_IN_MESSAGE = re.compile(r"^([A-Za-z_][\w.]*): (.+)$", re.DOTALL)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sim.columns import Chunk
-from sim.config import SCRIPTED_PROFILES, GameConfig, parse_seats
+from sim.config import SCRIPTED_PROFILES, GameConfig, Seat, parse_seats
 from sim.constants import LEVELS, RULE_SWITCHES
 from sim.engines import play_chunk_reference
 from sim.fast import play_chunk_numba
@@ -392,9 +392,11 @@ def test_refuses_what_it_cannot_play(data, tmp_path):
     path.write_text('[moon.starting_tokens]\ntokens = [{ helium = 1 }]\n')
     with pytest.raises(ValueError, match="starting token"):
         play_chunk_numba(load_game_data(path), config("luna:1,luna:2"), SEED, 0, 5, False)
-    # a strength whose action strength the kernels' int64 arithmetic would not hold as the reference does
+    # a strength whose action strength the kernels' int64 arithmetic would not hold as the reference does (beyond
+    # what --seats accepts: the capacity check guards the Python API too)
     with pytest.raises(ValueError, match="steps_by_round x strength"):
-        play_chunk_numba(data, config("scripted:shares@1e12,luna:3"), SEED, 0, 5, False)
+        play_chunk_numba(data, GameConfig(seats=(Seat(kind="scripted", profile="shares", strength=1e12),
+                                                Seat(kind="luna", level=3))), SEED, 0, 5, False)
 
 
 # ---------------------------------------------------------------- rule readings (SPEC section 8)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC
-from sim.config import GameConfig, parse_seats
+from sim.config import GameConfig, Seat, parse_seats
 from sim.engines import ENGINES, can_play, engine_function, engine_problems, play_chunk_reference
 from sim.gamedata import load_game_data
 
@@ -44,7 +44,8 @@ def test_can_play_checks_the_numba_capacities(tmp_path):
     few_tokens = load_game_data(overlay)
     assert not can_play("numba", few_tokens, config)
     assert "starting token" in engine_problems("numba", few_tokens, config)
-    huge = GameConfig(seats=parse_seats("scripted:shares@1e12,luna:3"))
+    # beyond what --seats accepts (MAX_STRENGTH): the capacity check guards the Python API too
+    huge = GameConfig(seats=(Seat(kind="scripted", profile="shares", strength=1e12), Seat(kind="luna", level=3)))
     assert not can_play("numba", DATA, huge) and can_play("reference", DATA, huge)
     assert engine_problems("reference", DATA, huge) == ""
 
