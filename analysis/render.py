@@ -17,6 +17,7 @@ nothing of what a report contains; :mod:`analysis.report` builds the standard ru
 from __future__ import annotations
 
 import base64
+import errno
 import html
 import io
 import math
@@ -283,6 +284,17 @@ def arrange_sections(
     return arranged
 
 
+def _check_report_places(root: Path) -> None:
+    """Refuse, before anything is written, a report whose folders are files or whose files are folders (a
+    report that stopped there would leave the tables written before it)."""
+    for folder in (root, root / "tables", root / "figures"):
+        if folder.exists() and not folder.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "is a file, not a folder the report can write into", str(folder))
+    for name in ("report.md", "report.html"):
+        if (root / name).is_dir():
+            raise IsADirectoryError(errno.EISDIR, "is a folder, not a file the report can replace", str(root / name))
+
+
 def write_report(
     study_dir: str | Path,
     tables: Mapping[str, pd.DataFrame],
@@ -325,6 +337,7 @@ def write_report(
     for name in [*tables, *figures]:
         if not name or any(not (ch.isalnum() or ch in "_-") for ch in name):
             raise ValueError(f"write_report: {name!r} is not a usable file name (letters, digits, _ and -)")
+    _check_report_places(root)
     table_paths = {
         name: atomic_write(root / "tables" / f"{name}.csv", frame.to_csv(index=False, lineterminator="\n"))
         for name, frame in tables.items()

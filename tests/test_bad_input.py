@@ -168,3 +168,33 @@ def test_runs_report_of_a_broken_manifest_names_it(tmp_path, capsys, content, pr
     capsys.readouterr()
     assert main(["runs-report", str(run), "--out", str(tmp_path / "report")]) == 2
     assert one_line(capsys).startswith(f"luna-balance: {run / 'manifest.json'}: {problem}")
+
+
+@pytest.mark.parametrize("blocker", ["figures", "tables", "report.html"])
+def test_report_whose_place_is_taken_writes_nothing(tmp_path, capsys, blocker):
+    # runs-report and report wrote their tables (and figures) first, then failed with a raw errno line
+    run = tmp_path / "run"
+    assert main(["simulate", "--seats", "luna:5", "--games", "20", "--out", str(run), "--quiet"]) == 0
+    out = tmp_path / "report"
+    out.mkdir()
+    if blocker == "report.html":
+        (out / blocker).mkdir()
+    else:
+        (out / blocker).write_text("mine\n")
+    capsys.readouterr()
+    assert main(["runs-report", str(run), "--out", str(out)]) == 2
+    assert one_line(capsys).startswith(f"luna-balance: {out / blocker}: is a ")
+    assert [path.name for path in out.iterdir()] == [blocker]
+
+
+def test_a_part_that_lost_its_manifest_is_played_again_as_report_advises(tmp_path, capsys):
+    # report said "rerun: luna-balance study ...", and the rerun refused the part's folder as not a run directory
+    study = _a_study(tmp_path)
+    manifest_path = next((study / "runs").glob("*/manifest.json"))
+    manifest_path.unlink()
+    capsys.readouterr()
+    assert main(["report", str(study)]) == 2
+    assert "not finished" in one_line(capsys)
+    assert main(["study", "--name", "s", "--games", "30", "--levels", "3", "--profiles", "balanced",
+                 "--results-dir", str(tmp_path), "--engine", "reference", "--quiet"]) == 0
+    assert manifest_path.is_file()

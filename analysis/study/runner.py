@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.render import ReportFiles, atomic_write
-from analysis.schema import BASE_VARIANT
+from analysis.schema import BASE_VARIANT, MANIFEST_FILE
 from analysis.study.content import render_study_dir
 from analysis.study.lock import holding_study_lock
 from analysis.study.parity_step import run_parity
@@ -266,6 +266,11 @@ def run_study(
     if refused:
         say(f"the {engine} engine cannot play {len(refused)} part(s) (e.g. {refused[0][0]}: {refused[0][1]}); "
             "they use the reference engine")
+    for part in todo:  # a part's folder that lost its manifest (by hand) holds no finished run: play it again
+        folder = study_dir / part.run
+        if folder.is_dir() and not (folder / MANIFEST_FILE).exists():
+            say(f"{folder}: no {MANIFEST_FILE}, so not a finished part; playing it again")
+            shutil.rmtree(folder)
     try:
         with progress_bar(len(todo) * games, quiet, "study") as bar:
             for part in todo:

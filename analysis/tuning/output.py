@@ -28,6 +28,7 @@ from matplotlib.patches import Rectangle
 
 from analysis.plotting import legend, level_ticks, new_figure, styled
 from analysis.render import Section, atomic_write, write_report
+from analysis.schema import MANIFEST_FILE
 from analysis.tuning.parameters import write_overlay
 from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED, Measure, distance
 from analysis.tuning.targets import read_targets
@@ -37,7 +38,6 @@ from sim.run import output_directory, package_versions
 
 TUNED_FILE = "tuned.toml"
 TUNING_FILE = "tuning.csv"
-MANIFEST_FILE = "manifest.json"
 #: Columns of tuning.csv before and after the parameter columns.
 TUNING_COLUMNS = ("level", "race", "stage", "games")
 MEASURE_COLUMNS = ("metric", "value", "ci_low", "ci_high", "target", "tolerance", "distance", "status")
