@@ -425,6 +425,12 @@ def command_parity(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise ConfigError(f"--games: must be at least 1, got {args.games}")
     levels = parse_levels(args.levels)
+    if args.csv is not None:  # checked before the search, which is what takes the time
+        csv, folder = Path(args.csv), Path(args.csv).parent
+        why = ("no name" if not args.csv else "a folder" if csv.is_dir()
+               else f"{folder} is a file" if folder.exists() and not folder.is_dir() else "")
+        if why:
+            raise ConfigError(f"--csv: {args.csv!r} is not a file that can be written ({why})")
     with progress_bar(len(levels), args.quiet, "parity") as bar:
         table = parity_table(data, args.profile, levels, args.games, args.seed, args.engine,
                              tolerance=args.tolerance, progress=bar.update, rounds=args.rounds,
@@ -433,7 +439,9 @@ def command_parity(args: argparse.Namespace) -> int:
           f"seed {args.seed}, common random numbers; 95% interval low-high)")
     print(table.to_string(index=False))
     if args.csv:
-        table.to_csv(args.csv, index=False)
+        from analysis.render import atomic_write
+
+        atomic_write(args.csv, table.to_csv(index=False, lineterminator="\n"))
     return 0
 
 

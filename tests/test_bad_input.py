@@ -198,3 +198,31 @@ def test_a_part_that_lost_its_manifest_is_played_again_as_report_advises(tmp_pat
     assert main(["study", "--name", "s", "--games", "30", "--levels", "3", "--profiles", "balanced",
                  "--results-dir", str(tmp_path), "--engine", "reference", "--quiet"]) == 0
     assert manifest_path.is_file()
+
+
+@pytest.mark.parametrize(("csv", "why"), [("afile/x.csv", "afile is a file"), ("", "no name"), ("adir", "a folder")])
+def test_parity_csv_that_cannot_be_written_is_refused_before_the_search(tmp_path, capsys, monkeypatch, csv, why):
+    # pandas' "Cannot save file into a non-existent directory: 'afile'" after the whole search; '' was ignored
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("mine\n")
+    (tmp_path / "adir").mkdir()
+    assert main(["parity", "--profile", "balanced", "--levels", "3", "--games", "10", "--csv", csv, "--quiet"]) == 2
+    assert one_line(capsys) == f"luna-balance: --csv: {csv!r} is not a file that can be written ({why})\n"
+
+
+def test_sensitivity_opponent_that_is_no_scripted_seat_names_only_what_it_takes(tmp_path, capsys):
+    # the message offered luna:<level>, which --opponent refuses
+    assert main(["sensitivity", "--level", "0", "--opponent", "nope", "--games", "10",
+                 "--out", str(tmp_path / "s")]) == 2
+    assert one_line(capsys) == ("luna-balance: --opponent: 'nope' is not a scripted seat "
+                                "(scripted:<profile>[@strength] or none)\n")
+
+
+def test_tune_opponents_that_fill_every_seat_name_the_target_file(tmp_path, capsys):
+    # "--seats: a game has 1 to 4 seats, got 5": an option the user never gave
+    text = (Path(__file__).resolve().parents[1] / "examples" / "tune_level4.toml").read_text()
+    target_file = tmp_path / "target.toml"
+    target_file.write_text(text.replace('opponent = "scripted:balanced@1"', 'opponent = "' + ",".join(
+        ["scripted:balanced"] * 4) + '"'))
+    assert main(["tune", str(target_file), "--out", str(tmp_path / "t"), "--games", "50", "--quiet"]) == 2
+    assert one_line(capsys).startswith(f"luna-balance: {target_file}: levels.4.opponent: at most 3 scripted seats")

@@ -52,6 +52,8 @@ def parse_opponent(text: str, data: GameData) -> str | None:
     """``--opponent``: a scripted seat (``scripted:<profile>[@strength]``) or ``none``."""
     if text.strip().lower() == "none":
         return None
+    if not text.strip().startswith("scripted:"):  # --seats' own message would offer luna:<level> too
+        raise ConfigError(f"--opponent: {text!r} is not a scripted seat (scripted:<profile>[@strength] or none)")
     try:
         seat = parse_seat(text, data.players.profiles)
     except ConfigError as error:

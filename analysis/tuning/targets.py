@@ -48,7 +48,7 @@ from pydantic import Field, model_validator
 from analysis.tuning.options import SCORE_METRIC, WIN_METRIC
 from analysis.tuning.parameters import TOKEN_TRACKS, Parameter, card_parameters, level_parameters
 from sim.config import ConfigError, Seat, parse_seats
-from sim.constants import LEVELS, MAX_LEVEL, MIN_LEVEL
+from sim.constants import LEVELS, MAX_LEVEL, MAX_SEATS, MIN_LEVEL
 from sim.gamedata import LEVEL_KEYS, DataError, read_toml, validate_data
 from sim.playerdata import Profile
 from sim.strict import Strict
@@ -205,6 +205,9 @@ def _metric(fields: _Goal, where: str, profiles: Mapping[str, Profile]) -> Metri
             raise DataError([f"{where}.opponent: {str(error).removeprefix('--seats: ')}"]) from None
         if any(seat.kind != "scripted" for seat in seats):
             raise DataError([f"{where}.opponent: list scripted seats only (Luna's seat is the level's)"])
+        if len(seats) >= MAX_SEATS:
+            raise DataError([f"{where}.opponent: at most {MAX_SEATS - 1} scripted seats, got {len(seats)} "
+                             f"(a game has {MAX_SEATS} seats, one of them Luna's)"])
         return Metric(fields.metric, opponents=seats)
     if fields.metric == "parity_strength":
         profile = str(fields.profile)
