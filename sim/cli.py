@@ -543,7 +543,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"luna-balance: {line}\n")
         return EXIT_USAGE
     except (ConfigError, ValueError, FileExistsError, OverflowError) as error:  # OverflowError: a value too large
-        sys.stderr.write(f"luna-balance: {error}\n")                            # for the output files' columns
+        for line in str(error).splitlines() or [type(error).__name__]:         # for the output files' columns
+            sys.stderr.write(f"luna-balance: {line}\n")  # a message of several problems: one line each
         return EXIT_USAGE
     except OSError as error:  # every writer cleans up after itself, so nothing half-written is left
         sys.stderr.write(f"luna-balance: {_os_problem(error)}\n")

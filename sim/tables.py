@@ -326,7 +326,8 @@ def _sector_mask(sectors) -> int:
 
 def _capacity(problems: list[str], what: str, used: int, capacity: int) -> None:
     if used > capacity:
-        problems.append(f"{what}: {used} (the numba engine supports at most {capacity})")
+        problems.append(f"{what}: {used} (the numba engine supports at most {capacity}; --engine reference has no "
+                        "such limit)")
 
 
 def track_passages(price: np.ndarray, reward: np.ndarray, spaces: int, cost: np.ndarray, gain: np.ndarray) -> None:
@@ -397,21 +398,22 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
                         f"{len(tokens)} tokens")
     _capacity(problems, "seats", len(seats), MAX_SEATS)
     _capacity(problems, "rounds", config.rounds, MAX_ROUNDS)
-    _capacity(problems, "Luna cards", len(luna.cards), MAX_CARDS)
+    _capacity(problems, "luna.cards (count)", len(luna.cards), MAX_CARDS)
     _capacity(problems, "Luna card actions", len(ops), MAX_OPS)
-    _capacity(problems, "tank_max", board.tank_max, MAX_POSITION)
-    _capacity(problems, "research_max", board.research_max, MAX_POSITION)
-    _capacity(problems, "company track spaces", moon.tracks.spaces, MAX_TRACK_SPACES)
+    _capacity(problems, "luna.board.tank_max", board.tank_max, MAX_POSITION)
+    _capacity(problems, "luna.board.research_max", board.research_max, MAX_POSITION)
+    _capacity(problems, "moon.tracks.spaces", moon.tracks.spaces, MAX_TRACK_SPACES)
     _capacity(problems, "company tracks", len({side.id[0] for side in sides}), MAX_LETTERS)
-    _capacity(problems, "station columns", stations.columns, MAX_COLUMNS)
-    _capacity(problems, "home spaces per column", len(stations.coin_icons), MAX_COLUMN_SIZE)
+    _capacity(problems, "moon.stations.columns", stations.columns, MAX_COLUMNS)
+    _capacity(problems, "moon.stations.coin_icons (home spaces per column)", len(stations.coin_icons),
+              MAX_COLUMN_SIZE)
     _capacity(problems, "sectors", sector_count, MAX_SECTORS)
     _capacity(problems, "setup outposts", max(len(s) for s in setup), MAX_SETUP)
-    _capacity(problems, "action cards", len(action_cards), MAX_ACTION_CARDS)
-    _capacity(problems, "special research plans", moon.research.special_plans, MAX_SPECIAL_PLANS)
-    _capacity(problems, "plans in a research row's deck", moon.research.row_deck, MAX_ROW_DECK)
-    _capacity(problems, "starting research tokens", len(tokens), MAX_TOKENS)
-    _capacity(problems, "Belt targets", len(data.belt.spaces.targets), MAX_BELT_TARGETS)
+    _capacity(problems, "moon.action_cards.cards (count)", len(action_cards), MAX_ACTION_CARDS)
+    _capacity(problems, "moon.research.special_plans", moon.research.special_plans, MAX_SPECIAL_PLANS)
+    _capacity(problems, "moon.research.row_deck", moon.research.row_deck, MAX_ROW_DECK)
+    _capacity(problems, "moon.starting_tokens.tokens (count)", len(tokens), MAX_TOKENS)
+    _capacity(problems, "belt.spaces.targets (count)", len(data.belt.spaces.targets), MAX_BELT_TARGETS)
     if problems:
         raise ValueError("\n".join(problems))
 

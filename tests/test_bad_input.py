@@ -226,3 +226,15 @@ def test_tune_opponents_that_fill_every_seat_name_the_target_file(tmp_path, caps
         ["scripted:balanced"] * 4) + '"'))
     assert main(["tune", str(target_file), "--out", str(tmp_path / "t"), "--games", "50", "--quiet"]) == 2
     assert one_line(capsys).startswith(f"luna-balance: {target_file}: levels.4.opponent: at most 3 scripted seats")
+
+
+def test_what_the_numba_engine_cannot_hold_is_one_line_per_problem_naming_the_field(tmp_path, capsys):
+    # "tank_max: 1000 (...)" then a second line without the luna-balance: prefix
+    overlay = tmp_path / "long_tracks.toml"
+    overlay.write_text("[luna.board]\ntank_max = 1000\nresearch_max = 1000\n")
+    assert main(["simulate", "--seats", "luna:5", "--games", "5", "--engine", "numba", "--overlay", str(overlay),
+                 "--out", str(tmp_path / "run"), "--quiet"]) == 2
+    assert capsys.readouterr().err == "".join(
+        f"luna-balance: luna.board.{field}: 1000 (the numba engine supports at most 63; --engine reference has no "
+        "such limit)\n" for field in ("tank_max", "research_max"))
+    assert not (tmp_path / "run").exists()
