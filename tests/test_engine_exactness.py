@@ -306,6 +306,21 @@ def test_overlay_scripted_profile_and_model(tmp_path):
     check(overlay, config("scripted:shares,scripted:mine", profiles=profiles), games=200)
 
 
+def test_buyers_with_no_card_to_aim_at_pay_nothing_in_either_engine(tmp_path):
+    """Regression (break-it audit, 2026-11-25): a buy planned with no card to aim at carries NO_CARD, which an
+    empty display space also holds; the reference took that empty space for the aimed card and charged the
+    last action card's price (and, with no action cards at all, raised IndexError). Three buy-only buyers
+    empty the display; the engines disagreed on cash in 600 of 800 rows."""
+    path = tmp_path / "buyers.toml"
+    path.write_text("[players.profiles.shares]\nstart_cash = 40\n"
+                    "weights = { invest = 0, expand = 0, helium = 0, research = 0, buy_card = 1, bonus = 0 }\n")
+    buyers = load_game_data(path)
+    chunk = check(buyers, config("scripted:shares,scripted:shares,scripted:shares,luna:5"), games=200)
+    assert chunk.seats["cards_gained"].sum() > 0
+    path.write_text("[moon.action_cards]\ncards = []\n")
+    check(load_game_data(path), config("scripted:balanced,luna:5"), games=50)
+
+
 # ---------------------------------------------------------------- chunking and threads
 
 def _concatenate(chunks: list[Chunk]) -> Chunk:

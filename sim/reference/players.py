@@ -193,7 +193,9 @@ def player_buy(rules: Rules, state: GameState, seat: int, aimed: int) -> None:
     if aimed != NO_CARD and aimed not in state.display:
         if any(aimed in state.seats[luna].cards for luna in rules.config.luna_seats):
             holder.player.cards_lost += 1
-    choices = ([state.display.index(aimed)] if aimed in state.display else []) + ranked_display_spaces(rules, state)
+    # (no aim is NO_CARD, which an empty display space also holds: it is no card to try)
+    shown = aimed != NO_CARD and aimed in state.display
+    choices = ([state.display.index(aimed)] if shown else []) + ranked_display_spaces(rules, state)
     for space in choices:
         card = state.display[space]
         if rules.action_cards[card].price <= holder.cash:
