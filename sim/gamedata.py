@@ -1,9 +1,10 @@
 """Load, validate and overlay the project's data files.
 
 The shipped files live in ``sim/data/``: ``luna.toml`` (exact facts of Luna), ``moon.toml`` (the
-modelled Moon board) and ``players/*.toml`` (the modelled scripted-player profiles). Every file is
-checked against the schemas below (pydantic); a problem is reported as ``file: field: problem``, one
-line each, through :class:`DataError`.
+modelled Moon board), ``players/*.toml`` (the modelled scripted-player profiles) and ``belt.toml``. Every
+file is checked against its schema (pydantic: Luna's below, the others in ``sim/moondata.py``,
+``sim/playerdata.py`` and ``sim/beltdata.py``); a problem is reported as ``file: field: problem``, one line
+each, through :class:`DataError`.
 
 An overlay is a designer's variant: one TOML file whose ``[luna]``, ``[moon]``, ``[players]`` and
 ``[belt]`` tables are merged over the shipped data without touching it. Tables merge key by key; a list
@@ -36,7 +37,6 @@ from sim.beltdata import BeltData
 from sim.constants import (
     BONUS_COLUMNS,
     BONUS_ROWS,
-    COMPANIES,
     DATA_DIR,
     DISPLAY_COLUMNS,
     DISPLAY_ROWS,
@@ -47,6 +47,7 @@ from sim.constants import (
     RULE_SWITCHES,
     SLOT_LETTERS,
 )
+from sim.moondata import MoonData
 from sim.playerdata import PlayerData, PlayerModel, Profile
 from sim.strict import Strict as _Strict
 
@@ -285,171 +286,6 @@ class LunaData(_Strict):
                     raise ValueError(f"levels.{name}.{track}: a position appears twice in {tokens}")
             if level.start_helium > self.board.tank_max or level.start_research > self.board.research_max:
                 raise ValueError(f"levels.{name}: start position off the track")
-        return self
-
-
-# ---------------------------------------------------------------- the Moon board (modelled)
-
-class Sectors(_Strict):
-    note: str
-    rows: int = Field(ge=1)
-    columns: int = Field(ge=1)
-    adjacent: list[list[int]]
-
-    @model_validator(mode="after")
-    def _symmetric(self) -> Sectors:
-        count = self.rows * self.columns
-        if len(self.adjacent) != count:
-            raise ValueError(f"adjacent must list the neighbours of all {count} sectors")
-        for index, neighbours in enumerate(self.adjacent, start=1):
-            for other in neighbours:
-                if not 1 <= other <= count or other == index:
-                    raise ValueError(f"adjacent.{index - 1}: {other} is not another sector")
-                if index not in self.adjacent[other - 1]:
-                    raise ValueError(f"adjacent: {index} lists {other} but not the other way round")
-        return self
-
-
-class Stations(_Strict):
-    note: str
-    columns: int = Field(ge=1)
-    coin_icons: list[int] = Field(min_length=1)
-    setup_outposts: int = Field(ge=0)
-    touches: dict[str, list[int]]
-
-
-class Barrier(_Strict):
-    after: int = Field(ge=0)
-    price: int = Field(ge=0)
-
-
-class Threshold(_Strict):
-    after: int = Field(ge=0)
-    reward: int = Field(ge=0)
-
-
-class TrackSide(_Strict):
-    id: str = Field(pattern=r"^[A-Z][12]$")
-    barriers: list[Barrier]
-    thresholds: list[Threshold]
-
-    @model_validator(mode="after")
-    def _distinct_gaps(self) -> TrackSide:
-        gaps = [b.after for b in self.barriers] + [t.after for t in self.thresholds]
-        if len(set(gaps)) != len(gaps):
-            raise ValueError("a barrier and a threshold (or two of either) share a gap")
-        return self
-
-
-class Tracks(_Strict):
-    note: str
-    spaces: int = Field(ge=1)
-    sides: list[TrackSide]
-
-    @model_validator(mode="after")
-    def _sides(self) -> Tracks:
-        ids = [side.id for side in self.sides]
-        if len(set(ids)) != len(ids):
-            raise ValueError("side ids must be unique")
-        letters = sorted({side_id[0] for side_id in ids})
-        if len(letters) < 4:
-            raise ValueError("at least 4 tracks (letters) are needed")
-        for letter in letters:
-            if sorted(side_id for side_id in ids if side_id[0] == letter) != [letter + "1", letter + "2"]:
-                raise ValueError(f"track {letter} needs both sides {letter}1 and {letter}2")
-        for side in self.sides:
-            for gap in [b.after for b in side.barriers] + [t.after for t in side.thresholds]:
-                if gap >= self.spaces:
-                    raise ValueError(f"side {side.id}: gap after {gap} is not before the last space {self.spaces}")
-        return self
-
-
-class Display(_Strict):
-    note: str
-    spaces: Literal[12]
-
-
-class Research(_Strict):
-    note: str
-    row_spaces: Literal[4]
-    row_deck: int = Field(ge=0)
-    special_plans: int = Field(ge=0)
-    special_face_up_at_start: int = Field(ge=0)
-
-
-class BonusSpaces(_Strict):
-    note: str
-    majority_row: list[Literal["titanium", "carbon", "energy", "minerals"]]
-
-
-class StartingToken(_Strict):
-    helium: int | None = Field(default=None, ge=1)
-    company: str | None = None
-    steps: int | None = Field(default=None, ge=1)
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> StartingToken:
-        if (self.helium is None) == (self.company is None) or (self.company is None) != (self.steps is None):
-            raise ValueError("a token gives either helium steps or steps on one company track")
-        return self
-
-
-class StartingTokens(_Strict):
-    note: str
-    tokens: list[StartingToken] = Field(min_length=1)
-
-
-class ActionCard(_Strict):
-    id: int
-    share: str  # company key, or "" for no extra share
-    price: int = Field(ge=0)
-    titanium: int = Field(ge=0)
-    carbon: int = Field(ge=0)
-    energy: int = Field(ge=0)
-    minerals: int = Field(ge=0)
-    scientists: int = Field(ge=0)
-
-
-class ActionCards(_Strict):
-    note: str
-    cards: list[ActionCard]
-
-
-class MoonData(_Strict):
-    companies: list[str]
-    company_names: list[str] = Field(min_length=len(COMPANIES), max_length=len(COMPANIES))
-    sectors: Sectors
-    stations: Stations
-    tracks: Tracks
-    display: Display
-    research: Research
-    bonus_spaces: BonusSpaces
-    starting_tokens: StartingTokens
-    action_cards: ActionCards
-
-    @model_validator(mode="after")
-    def _consistent(self) -> MoonData:
-        if tuple(self.companies) != COMPANIES:
-            raise ValueError(f"companies: must be {list(COMPANIES)} in this order "
-                             "(output columns are named after them)")
-        companies = set(self.companies)
-        count = self.sectors.rows * self.sectors.columns
-        if set(self.stations.touches) != companies:
-            raise ValueError(f"stations.touches must name exactly the companies {self.companies}")
-        for company, sectors in self.stations.touches.items():
-            if not sectors or any(not 1 <= s <= count for s in sectors):
-                raise ValueError(f"stations.touches.{company}: sectors must be within 1-{count}")
-            if self.stations.setup_outposts > len(sectors):
-                raise ValueError(f"stations.touches.{company}: fewer touched sectors than setup outposts")
-        for index, token in enumerate(self.starting_tokens.tokens):
-            if token.company is not None and token.company not in companies:
-                raise ValueError(f"starting_tokens.tokens.{index}.company: unknown company {token.company!r}")
-        ids = [card.id for card in self.action_cards.cards]
-        if len(set(ids)) != len(ids):
-            raise ValueError("action_cards.cards: ids must be unique")
-        for index, card in enumerate(self.action_cards.cards):
-            if card.share and card.share not in companies:
-                raise ValueError(f"action_cards.cards.{index}.share: unknown company {card.share!r}")
         return self
 
 

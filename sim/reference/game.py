@@ -16,7 +16,7 @@ from sim.constants import (
     RESEARCH_ROWS,
     SLOT_LETTERS,
 )
-from sim.gamedata import StartingToken
+from sim.moondata import StartingToken
 from sim.reference.belt import setup_belt
 from sim.reference.board import (
     advance_track,

@@ -17,10 +17,10 @@ from sim.gamedata import (
     DataError,
     GainCoin,
     GameData,
-    StartingToken,
     load_game_data,
 )
 from sim.invariants import assert_invariants
+from sim.moondata import StartingToken
 from sim.tables import compile_tables, reading_code
 
 from .helpers import (

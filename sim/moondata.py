@@ -1,0 +1,175 @@
+"""The schema of the modelled Moon board (``sim/data/moon.toml``): its sectors, stations, company tracks,
+display, research plans, bonus spaces, starting research tokens and action cards (``sim/gamedata.py`` loads
+it with Luna's data and the players'; ``sim/beltdata.py`` is the Belt side's)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from sim.constants import COMPANIES
+from sim.strict import Strict as _Strict
+
+
+class Sectors(_Strict):
+    note: str
+    rows: int = Field(ge=1)
+    columns: int = Field(ge=1)
+    adjacent: list[list[int]]
+
+    @model_validator(mode="after")
+    def _symmetric(self) -> Sectors:
+        count = self.rows * self.columns
+        if len(self.adjacent) != count:
+            raise ValueError(f"adjacent must list the neighbours of all {count} sectors")
+        for index, neighbours in enumerate(self.adjacent, start=1):
+            for other in neighbours:
+                if not 1 <= other <= count or other == index:
+                    raise ValueError(f"adjacent.{index - 1}: {other} is not another sector")
+                if index not in self.adjacent[other - 1]:
+                    raise ValueError(f"adjacent: {index} lists {other} but not the other way round")
+        return self
+
+
+class Stations(_Strict):
+    note: str
+    columns: int = Field(ge=1)
+    coin_icons: list[int] = Field(min_length=1)
+    setup_outposts: int = Field(ge=0)
+    touches: dict[str, list[int]]
+
+
+class Barrier(_Strict):
+    after: int = Field(ge=0)
+    price: int = Field(ge=0)
+
+
+class Threshold(_Strict):
+    after: int = Field(ge=0)
+    reward: int = Field(ge=0)
+
+
+class TrackSide(_Strict):
+    id: str = Field(pattern=r"^[A-Z][12]$")
+    barriers: list[Barrier]
+    thresholds: list[Threshold]
+
+    @model_validator(mode="after")
+    def _distinct_gaps(self) -> TrackSide:
+        gaps = [b.after for b in self.barriers] + [t.after for t in self.thresholds]
+        if len(set(gaps)) != len(gaps):
+            raise ValueError("a barrier and a threshold (or two of either) share a gap")
+        return self
+
+
+class Tracks(_Strict):
+    note: str
+    spaces: int = Field(ge=1)
+    sides: list[TrackSide]
+
+    @model_validator(mode="after")
+    def _sides(self) -> Tracks:
+        ids = [side.id for side in self.sides]
+        if len(set(ids)) != len(ids):
+            raise ValueError("side ids must be unique")
+        letters = sorted({side_id[0] for side_id in ids})
+        if len(letters) < 4:
+            raise ValueError("at least 4 tracks (letters) are needed")
+        for letter in letters:
+            if sorted(side_id for side_id in ids if side_id[0] == letter) != [letter + "1", letter + "2"]:
+                raise ValueError(f"track {letter} needs both sides {letter}1 and {letter}2")
+        for side in self.sides:
+            for gap in [b.after for b in side.barriers] + [t.after for t in side.thresholds]:
+                if gap >= self.spaces:
+                    raise ValueError(f"side {side.id}: gap after {gap} is not before the last space {self.spaces}")
+        return self
+
+
+class Display(_Strict):
+    note: str
+    spaces: Literal[12]
+
+
+class Research(_Strict):
+    note: str
+    row_spaces: Literal[4]
+    row_deck: int = Field(ge=0)
+    special_plans: int = Field(ge=0)
+    special_face_up_at_start: int = Field(ge=0)
+
+
+class BonusSpaces(_Strict):
+    note: str
+    majority_row: list[Literal["titanium", "carbon", "energy", "minerals"]]
+
+
+class StartingToken(_Strict):
+    helium: int | None = Field(default=None, ge=1)
+    company: str | None = None
+    steps: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> StartingToken:
+        if (self.helium is None) == (self.company is None) or (self.company is None) != (self.steps is None):
+            raise ValueError("a token gives either helium steps or steps on one company track")
+        return self
+
+
+class StartingTokens(_Strict):
+    note: str
+    tokens: list[StartingToken] = Field(min_length=1)
+
+
+class ActionCard(_Strict):
+    id: int
+    share: str  # company key, or "" for no extra share
+    price: int = Field(ge=0)
+    titanium: int = Field(ge=0)
+    carbon: int = Field(ge=0)
+    energy: int = Field(ge=0)
+    minerals: int = Field(ge=0)
+    scientists: int = Field(ge=0)
+
+
+class ActionCards(_Strict):
+    note: str
+    cards: list[ActionCard]
+
+
+class MoonData(_Strict):
+    companies: list[str]
+    company_names: list[str] = Field(min_length=len(COMPANIES), max_length=len(COMPANIES))
+    sectors: Sectors
+    stations: Stations
+    tracks: Tracks
+    display: Display
+    research: Research
+    bonus_spaces: BonusSpaces
+    starting_tokens: StartingTokens
+    action_cards: ActionCards
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MoonData:
+        if tuple(self.companies) != COMPANIES:
+            raise ValueError(f"companies: must be {list(COMPANIES)} in this order "
+                             "(output columns are named after them)")
+        companies = set(self.companies)
+        count = self.sectors.rows * self.sectors.columns
+        if set(self.stations.touches) != companies:
+            raise ValueError(f"stations.touches must name exactly the companies {self.companies}")
+        for company, sectors in self.stations.touches.items():
+            if not sectors or any(not 1 <= s <= count for s in sectors):
+                raise ValueError(f"stations.touches.{company}: sectors must be within 1-{count}")
+            if self.stations.setup_outposts > len(sectors):
+                raise ValueError(f"stations.touches.{company}: fewer touched sectors than setup outposts")
+        for index, token in enumerate(self.starting_tokens.tokens):
+            if token.company is not None and token.company not in companies:
+                raise ValueError(f"starting_tokens.tokens.{index}.company: unknown company {token.company!r}")
+        ids = [card.id for card in self.action_cards.cards]
+        if len(set(ids)) != len(ids):
+            raise ValueError("action_cards.cards: ids must be unique")
+        for index, card in enumerate(self.action_cards.cards):
+            if card.share and card.share not in companies:
+                raise ValueError(f"action_cards.cards.{index}.share: unknown company {card.share!r}")
+        return self
