@@ -271,6 +271,17 @@ class LunaData(_Strict):
             raise ValueError("card ids must be unique")
         if not any(card.grade == 1 for card in self.cards):
             raise ValueError("cards: at least one grade-1 card is needed")
+        board = self.board
+        for track, at, end in (("tank", board.tank_switch_at, board.tank_max),
+                               ("research", board.research_switch_at, board.research_max)):
+            if at > end:  # its slot would never switch ON
+                raise ValueError(f"board.{track}_switch_at: {at} is off the {track} track (1-{end})")
+        if len(set(board.initial_slots)) != len(board.initial_slots):
+            raise ValueError(f"board.initial_slots: a slot appears twice in {board.initial_slots}")
+        for track, table, end in (("helium_tank", self.final_scoring.helium_tank, board.tank_max),
+                                  ("research_track", self.final_scoring.research_track, board.research_max)):
+            if any(not 0 <= position <= end for position, _ in table):
+                raise ValueError(f"final_scoring.{track}: positions must be on the track (0-{end})")
         for name, level in self.levels.items():
             for token in level.helium_tokens:
                 if not 1 <= token <= self.board.tank_max:

@@ -163,6 +163,13 @@ class MoonData(_Strict):
                 raise ValueError(f"stations.touches.{company}: sectors must be within 1-{count}")
             if self.stations.setup_outposts > len(sectors):
                 raise ValueError(f"stations.touches.{company}: fewer touched sectors than setup outposts")
+        setup: dict[int, str] = {}  # each company's setup outposts go on its lowest touched sectors
+        for company, sectors in self.stations.touches.items():
+            for sector in sorted(sectors)[: self.stations.setup_outposts]:
+                if sector in setup:
+                    raise ValueError(f"stations.touches.{company}: sector {sector} would get the setup outposts of "
+                                     f"{setup[sector]} and {company} (a sector holds one outpost)")
+                setup[sector] = company
         for index, token in enumerate(self.starting_tokens.tokens):
             if token.company is not None and token.company not in companies:
                 raise ValueError(f"starting_tokens.tokens.{index}.company: unknown company {token.company!r}")

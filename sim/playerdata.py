@@ -9,13 +9,14 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from sim.constants import BONUS_COLUMNS, BONUS_ROWS, STANDARD_BONUS_CELLS
+from sim.strict import Count
 from sim.strict import Strict as _Strict
 
 
 class PlayerModel(_Strict):
     note: str
     start_cash: int = Field(ge=0)
-    bonus_markers_by_humans: list[int] = Field(min_length=4, max_length=4)
+    bonus_markers_by_humans: list[Count] = Field(min_length=4, max_length=4)
     majority_bonus_reward: int = Field(ge=0)
     scientist_bonus_reward: int = Field(ge=0)
     standard_bonus_rewards: list[list[int]]
@@ -50,11 +51,11 @@ class ProfileWeights(_Strict):
 
 
 class ProfileResources(_Strict):
-    titanium: list[int] = Field(min_length=7, max_length=7)
-    carbon: list[int] = Field(min_length=7, max_length=7)
-    energy: list[int] = Field(min_length=7, max_length=7)
-    minerals: list[int] = Field(min_length=7, max_length=7)
-    scientists: list[int] = Field(min_length=7, max_length=7)
+    titanium: list[Count] = Field(min_length=7, max_length=7)
+    carbon: list[Count] = Field(min_length=7, max_length=7)
+    energy: list[Count] = Field(min_length=7, max_length=7)
+    minerals: list[Count] = Field(min_length=7, max_length=7)
+    scientists: list[Count] = Field(min_length=7, max_length=7)
 
 
 class Profile(_Strict):
@@ -63,7 +64,7 @@ class Profile(_Strict):
     passive: bool
     start_cash: int | None = Field(default=None, ge=0)  # None: the model's start_cash
     weights: ProfileWeights
-    steps_by_round: list[int] = Field(min_length=7, max_length=7)
+    steps_by_round: list[Count] = Field(min_length=7, max_length=7)
     resources_by_round: ProfileResources
 
     @model_validator(mode="after")

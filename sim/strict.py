@@ -3,14 +3,16 @@ finite and of a size a game can hold."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 #: The largest whole number any data or target file may give (either sign). Every value of the game is far
 #: below it, and a game's sums of such values (its scores, CrypCoin, SP) stay within the int32 columns of the
 #: output files and the engines' int64 arithmetic; a larger one is a typo, refused with its field's path.
 MAX_DATA_INTEGER = 1_000_000
+#: A whole number of things (steps, resources, markers): never negative.
+Count = Annotated[int, Field(ge=0)]
 
 
 def _too_large(value: Any, path: str) -> tuple[str, int] | None:

@@ -238,3 +238,27 @@ def test_what_the_numba_engine_cannot_hold_is_one_line_per_problem_naming_the_fi
         f"luna-balance: luna.board.{field}: 1000 (the numba engine supports at most 63; --engine reference has no "
         "such limit)\n" for field in ("tank_max", "research_max"))
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    # a second audit (degenerate data the schemas accepted): each played with exit 0 but broke an invariant or a
+    # rule from setup on, or played a game the board cannot hold
+    ("[moon.stations]\ntouches = { astrogo = [1, 7], tawac = [1, 12], skymine = [13, 19], minerva = [18, 24] }\n",
+     "moon.stations.touches.tawac: sector 1 would get the setup outposts of astrogo and tawac"),
+    ("[players.model]\nbonus_markers_by_humans = [-3, 0, 0, 0]\n",
+     "players.model.bonus_markers_by_humans.0: Input should be greater than or equal to 0"),
+    ("[players.profiles.balanced]\nsteps_by_round = [1, 1, -3, 1, 1, 1, 1]\n",
+     "players.profiles.balanced.steps_by_round.2: Input should be greater than or equal to 0"),
+    ("[luna.board]\ntank_switch_at = 100\n", "luna.board.tank_switch_at: 100 is off the tank track (1-28)"),
+    ('[luna.board]\ninitial_slots = ["B", "B", "B"]\n', "luna.board.initial_slots: a slot appears twice"),
+    ("[luna.final_scoring]\nhelium_tank = [[0, 0], [100, 5]]\n",
+     "luna.final_scoring.helium_tank: positions must be on the track (0-28)"),
+])
+def test_data_no_board_can_hold_is_refused(tmp_path, capsys, content, problem):
+    overlay = tmp_path / "degenerate.toml"
+    overlay.write_text(content)
+    assert main(["simulate", "--seats", "scripted:balanced,luna:5", "--games", "5", "--engine", "reference",
+                 "--overlay", str(overlay), "--out", str(tmp_path / "run"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"luna-balance: {overlay}: {problem}") and "Traceback" not in err, err
+    assert not (tmp_path / "run").exists()
