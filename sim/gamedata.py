@@ -49,6 +49,7 @@ from sim.constants import (
 )
 from sim.moondata import MoonData
 from sim.playerdata import PlayerData, PlayerModel, Profile
+from sim.strict import Count
 from sim.strict import Strict as _Strict
 
 COMPANY_SELECTIONS = ("most_valuable", "two_most_valuable", "second_most_valuable", "least_valuable",
@@ -164,9 +165,9 @@ RevealAction = Annotated[GainHelium | AdvanceResearch, Field(discriminator="type
 
 
 class Majority(_Strict):
-    left: int = Field(ge=0)
-    right: int = Field(ge=0)
-    scientists: int = Field(ge=0)
+    left: Count
+    right: Count
+    scientists: Count
 
 
 class LunaCard(_Strict):
@@ -188,14 +189,14 @@ class LunaCard(_Strict):
 
 
 class LunaBoard(_Strict):
-    start_crypcoin: int = Field(ge=0)
-    bonus_markers: int = Field(ge=0)
+    start_crypcoin: Count
+    bonus_markers: Count
     initial_slots: list[Literal["A", "B", "C", "D", "E"]]
     tank_max: int = Field(ge=1)
     tank_switch_at: int = Field(ge=1)
     research_max: int = Field(ge=1)
     research_switch_at: int = Field(ge=1)
-    past_end_crypcoin_per_step: int = Field(ge=0)
+    past_end_crypcoin_per_step: Count
 
 
 class FinalScoring(_Strict):
@@ -216,8 +217,8 @@ class Level(_Strict):
     slot_switches: bool
     helium_tokens: list[int]
     research_tokens: list[int]
-    start_helium: int = Field(ge=0)
-    start_research: int = Field(ge=0)
+    start_helium: Count
+    start_research: Count
 
 
 def _reading(switch: str) -> Any:

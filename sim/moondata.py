@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from sim.constants import COMPANIES
+from sim.strict import Count
 from sim.strict import Strict as _Strict
 
 
@@ -36,18 +37,18 @@ class Stations(_Strict):
     note: str
     columns: int = Field(ge=1)
     coin_icons: list[int] = Field(min_length=1)
-    setup_outposts: int = Field(ge=0)
+    setup_outposts: Count
     touches: dict[str, list[int]]
 
 
 class Barrier(_Strict):
-    after: int = Field(ge=0)
-    price: int = Field(ge=0)
+    after: Count
+    price: Count
 
 
 class Threshold(_Strict):
-    after: int = Field(ge=0)
-    reward: int = Field(ge=0)
+    after: Count
+    reward: Count
 
 
 class TrackSide(_Strict):
@@ -94,9 +95,9 @@ class Display(_Strict):
 class Research(_Strict):
     note: str
     row_spaces: Literal[4]
-    row_deck: int = Field(ge=0)
-    special_plans: int = Field(ge=0)
-    special_face_up_at_start: int = Field(ge=0)
+    row_deck: Count
+    special_plans: Count
+    special_face_up_at_start: Count
 
 
 class BonusSpaces(_Strict):
@@ -124,12 +125,12 @@ class StartingTokens(_Strict):
 class ActionCard(_Strict):
     id: int
     share: str  # company key, or "" for no extra share
-    price: int = Field(ge=0)
-    titanium: int = Field(ge=0)
-    carbon: int = Field(ge=0)
-    energy: int = Field(ge=0)
-    minerals: int = Field(ge=0)
-    scientists: int = Field(ge=0)
+    price: Count
+    titanium: Count
+    carbon: Count
+    energy: Count
+    minerals: Count
+    scientists: Count
 
 
 class ActionCards(_Strict):

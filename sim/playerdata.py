@@ -15,15 +15,15 @@ from sim.strict import Strict as _Strict
 
 class PlayerModel(_Strict):
     note: str
-    start_cash: int = Field(ge=0)
+    start_cash: Count
     bonus_markers_by_humans: list[Count] = Field(min_length=4, max_length=4)
-    majority_bonus_reward: int = Field(ge=0)
-    scientist_bonus_reward: int = Field(ge=0)
+    majority_bonus_reward: Count
+    scientist_bonus_reward: Count
     standard_bonus_rewards: list[list[int]]
     standard_bonus_preference: list[tuple[int, int]]
-    sector_reward: int = Field(ge=0)
+    sector_reward: Count
     expand_outposts_per_step: float = Field(gt=0)
-    plan_lost_research_penalty: int = Field(ge=0)
+    plan_lost_research_penalty: Count
 
     @model_validator(mode="after")
     def _bonus_spaces(self) -> PlayerModel:
@@ -42,12 +42,12 @@ class PlayerModel(_Strict):
 
 
 class ProfileWeights(_Strict):
-    invest: int = Field(ge=0)
-    expand: int = Field(ge=0)
-    helium: int = Field(ge=0)
-    research: int = Field(ge=0)
-    buy_card: int = Field(ge=0)
-    bonus: int = Field(ge=0)
+    invest: Count
+    expand: Count
+    helium: Count
+    research: Count
+    buy_card: Count
+    bonus: Count
 
 
 class ProfileResources(_Strict):
