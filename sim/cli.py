@@ -504,6 +504,9 @@ def _os_problem(error: OSError) -> str:
 def command_runs_report(args: argparse.Namespace) -> int:
     from analysis.report import render_study
 
+    out = Path(args.out)  # a report replaces a report; a folder of other things is the user's, as for simulate
+    if out.is_dir() and any(out.iterdir()) and not (out / "report.html").is_file():
+        raise ConfigError(f"--out: {out} holds other files and no report.html; refusing to write a report into it")
     files = render_study(args.runs, args.out, title=args.title)
     print(files.html)
     return 0

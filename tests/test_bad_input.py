@@ -262,3 +262,20 @@ def test_data_no_board_can_hold_is_refused(tmp_path, capsys, content, problem):
     err = capsys.readouterr().err
     assert err.startswith(f"luna-balance: {overlay}: {problem}") and "Traceback" not in err, err
     assert not (tmp_path / "run").exists()
+
+
+def test_runs_report_into_a_folder_of_other_things_is_refused_and_a_report_is_replaced(tmp_path, capsys):
+    # runs-report wrote its tables, figures and report.html among the user's files (every other command refuses)
+    run = tmp_path / "run"
+    assert main(["simulate", "--seats", "luna:5", "--games", "20", "--out", str(run), "--quiet"]) == 0
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "keep.txt").write_text("mine\n")
+    capsys.readouterr()
+    assert main(["runs-report", str(run), "--out", str(mine)]) == 2
+    assert one_line(capsys) == (f"luna-balance: --out: {mine} holds other files and no report.html; refusing to "
+                                "write a report into it\n")
+    assert [path.name for path in mine.iterdir()] == ["keep.txt"]
+    report = tmp_path / "report"
+    for _ in range(2):  # the second run replaces the first's report
+        assert main(["runs-report", str(run), "--out", str(report)]) == 0
