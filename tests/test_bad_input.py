@@ -7,6 +7,7 @@ written. The names say what each input used to do.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -170,21 +171,25 @@ def test_runs_report_of_a_broken_manifest_names_it(tmp_path, capsys, content, pr
     assert one_line(capsys).startswith(f"luna-balance: {run / 'manifest.json'}: {problem}")
 
 
-@pytest.mark.parametrize("blocker", ["figures", "tables", "report.html"])
+@pytest.mark.parametrize("blocker", ["figures", "tables", "report.md"])
 def test_report_whose_place_is_taken_writes_nothing(tmp_path, capsys, blocker):
     # runs-report and report wrote their tables (and figures) first, then failed with a raw errno line
     run = tmp_path / "run"
     assert main(["simulate", "--seats", "luna:5", "--games", "20", "--out", str(run), "--quiet"]) == 0
     out = tmp_path / "report"
-    out.mkdir()
-    if blocker == "report.html":
-        (out / blocker).mkdir()
+    assert main(["runs-report", str(run), "--out", str(out)]) == 0  # an earlier report, to be replaced
+    place = out / blocker
+    if place.is_dir():
+        shutil.rmtree(place)
+        place.write_text("mine\n")
     else:
-        (out / blocker).write_text("mine\n")
+        place.unlink()
+        place.mkdir()
+    before = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
     capsys.readouterr()
     assert main(["runs-report", str(run), "--out", str(out)]) == 2
-    assert one_line(capsys).startswith(f"luna-balance: {out / blocker}: is a ")
-    assert [path.name for path in out.iterdir()] == [blocker]
+    assert one_line(capsys).startswith(f"luna-balance: {place}: is a ")
+    assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
 
 
 def test_a_part_that_lost_its_manifest_is_played_again_as_report_advises(tmp_path, capsys):
