@@ -468,17 +468,17 @@ def usable_cpus() -> int:
 def check_options(args: argparse.Namespace) -> None:
     """Refuse option values no command can use, before any command runs: a seed beyond the 64 bits its
     streams are derived from (two seeds 2**64 apart would play the same games), a parity tolerance the
-    bisection never gets below (it would never stop), a readings or parity game count below 1."""
+    bisection never gets below (it would never stop), readings asked for with no games (0 means no readings
+    once it reaches the study's plan, which checks ``--parity-games`` itself)."""
     seed = getattr(args, "seed", None)
     if seed is not None and not 0 <= seed <= MASK64:
         raise ConfigError(f"--seed: must be 0 to {MASK64} (2**64 - 1), got {seed}")
     tolerance = getattr(args, "tolerance", None)
     if tolerance is not None and not (math.isfinite(tolerance) and tolerance > 0):
         raise ConfigError(f"--tolerance: must be a positive number, got {tolerance}")
-    for name in ("readings_games", "parity_games"):
-        games = getattr(args, name, None)
-        if games is not None and games < 1:
-            raise ConfigError(f"--{name.replace('_', '-')}: must be at least 1, got {games}")
+    readings_games = getattr(args, "readings_games", None)
+    if readings_games is not None and readings_games < 1:
+        raise ConfigError(f"--readings-games: must be at least 1, got {readings_games}")
 
 
 def clamp_workers(args: argparse.Namespace) -> None:
