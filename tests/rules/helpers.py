@@ -36,6 +36,14 @@ def new_game(seats: str = "luna:2", seed: int = 11, game: int = 0, rounds: int =
     return rules, state, rngs
 
 
+def game(seats: str, engine, data: GameData, start_bonus: str = "none", seed: int = 11):
+    """``(rules, state, rngs)`` of ``data`` (an overlay's game data) straight after the engine's ``setup_game``."""
+    rules = ref.Rules(data, GameConfig(seats=parse_seats(seats), rounds=7, start_bonus=start_bonus))
+    engine.use_data(rules, data)
+    state, rngs = engine.setup_game(rules, seed, 0)
+    return rules, state, rngs
+
+
 def card(rules: ref.Rules, card_id: str) -> int:
     """Index of a Luna card by its printed id."""
     return next(i for i, c in enumerate(rules.cards) if c.id == card_id)

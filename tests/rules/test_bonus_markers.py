@@ -72,3 +72,21 @@ def test_markers_block_and_return_over_a_round(engine):
     engine.preparation(rules, state)
     assert luna.markers_in_reserve == 5 and luna.bonus_markers_placed == 3
     assert all(owner == NOBODY for row in state.bonus_space_owner for owner in row)
+
+
+def test_her_last_marker_is_placed(engine):
+    rules, state, _ = new_game("luna:2")
+    luna = state.seats[0].luna
+    luna.markers_in_reserve = 1
+    _place(engine, rules, state, 0, "I-3", "B")
+    assert state.bonus_space_owner[1][3] == 0
+    assert (luna.markers_in_reserve, luna.bonus_markers_placed) == (0, 1)
+
+
+def test_with_no_marker_in_reserve_nothing_is_placed(engine):
+    rules, state, _ = new_game("luna:2")
+    luna = state.seats[0].luna
+    luna.markers_in_reserve = 0
+    _place(engine, rules, state, 0, "I-3", "B")
+    assert state.bonus_space_owner[1][3] == NOBODY
+    assert (luna.markers_in_reserve, luna.bonus_markers_placed) == (0, 0)

@@ -116,3 +116,25 @@ def test_reshuffle_counters_over_a_game(level, engine):
         # the stack never ran out: every reshuffle added exactly one grade-2 card
         assert luna.grade2_by_reshuffle == luna.reshuffles
     assert all(r.grade2_by_reshuffle <= r.reshuffles for r in records[0])
+
+
+def test_reshuffle_of_an_empty_discard_pile_is_the_grade2_card_alone(engine):
+    # Level 2, deck and discard pile empty, 7 grade-2 cards in the stack (a state the shipped 12-card deck
+    # never reaches; the rebuild clause still defines it): the deck is rebuilt from the stack's top card
+    # alone, which is drawn.
+    rules, state, rngs = new_game("luna:2", seed=3)
+    luna = state.seats[0].luna
+    luna.deck, luna.discard = [], []
+    added = luna.grade2_stack[-1]
+    assert engine.draw_luna_card(rules, state, 0, rngs[0]) == added
+    assert (luna.deck, luna.discard, len(luna.grade2_stack)) == ([], [], 6)
+    assert (luna.reshuffles, luna.grade2_by_reshuffle) == (1, 1)
+
+
+def test_nothing_to_rebuild_from_draws_nothing_and_counts_no_reshuffle(engine):
+    # Level 1 (no grade-2 stack), deck and discard pile both empty: no card, and no reshuffle counted.
+    rules, state, rngs = new_game("luna:1", seed=3)
+    luna = state.seats[0].luna
+    luna.deck, luna.discard = [], []
+    assert engine.draw_luna_card(rules, state, 0, rngs[0]) == NO
+    assert (luna.deck, luna.reshuffles, luna.grade2_by_reshuffle) == ([], 0, 0)

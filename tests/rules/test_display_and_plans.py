@@ -121,6 +121,17 @@ def test_match_slot_removes_the_lettered_plan_and_refills_it(letter, space, engi
     assert state.plan_rows[0] == [s != space for s in range(4)] and state.plan_decks[0] == 0
 
 
+def test_the_last_plan_of_a_row_deck_is_still_dealt(engine):
+    # I-9 from B discards row A's space 2 (index 1); the row's deck holds one plan: it refills that space
+    # (a new generation of it) and the deck is empty.
+    rules, state, _ = new_game("luna:2")
+    state.plan_decks[0] = 1
+    generation = state.plan_generation[0][1]
+    _discard(engine, rules, state, "I-9", 2, "B")
+    assert state.plan_rows[0] == [True] * 4 and state.plan_decks[0] == 0
+    assert state.plan_generation[0][1] == generation + 1
+
+
 def test_match_slot_names_its_row(engine):
     # I-11: row B then row C, both ["AE", "B", "C", "D"]; from C: space 3 of each; row A untouched
     rules, state, _ = new_game("luna:2")
@@ -156,6 +167,17 @@ def test_latest_special_removes_the_most_recently_flipped_face_up_plan(engine):
     engine.flip_special_plan(rules, state)
     _discard(engine, rules, state, "I-9", 1, "B")
     assert state.special_plans == [2, 2, 2, 2, 0, 0]
+
+
+def test_no_special_plan_left_to_flip_changes_nothing(engine):
+    # all six flipped (a game flips one in each of its 6 preparations; an overlay that turns some up at
+    # setup runs out before the last preparation): a further flip has nothing to turn
+    rules, state, _ = new_game("luna:2")
+    for _ in range(6):
+        engine.flip_special_plan(rules, state)
+    state.special_plans[2] = 2
+    engine.flip_special_plan(rules, state)
+    assert state.special_plans == [1, 1, 2, 1, 1, 1] and state.specials_flipped == 6
 
 
 def test_latest_special_at_the_start_discards_nothing(engine):

@@ -137,6 +137,31 @@ def test_ousted_outpost_returns_to_its_main_column(count, before, after, lowest,
     assert_invariants(rules, state)
 
 
+def test_two_ousts_in_one_expansion_are_both_counted(engine):
+    # Tawac holds 2 3 4 5 6 7 8 10 11 12 ([5,5,0]), each placed by the scripted seat 0; astrogo holds 1.
+    # Astrogo, 2 points MIN: it reaches 1 2 7, none vacant: oust tawac from 2 (home: column 1, the
+    # fallback of a full main column -> [4,5,0]); 2 adds 3 8, none vacant: oust tawac from 3 (home: its
+    # main column 1 again, which has a vacant space -> [3,5,0]). She ousted twice, both of the seat's outposts.
+    owners = {1: ASTROGO, 13: SKYMINE, 18: MINERVA}
+    owners.update({sector: TAWAC for sector in TAWAC_SECTORS[:10]})
+    rules, state, seat = _game(owners, seats="scripted:passive,luna:2")
+    for sector in TAWAC_SECTORS[:10]:
+        state.sector_placer[sector] = 0
+    assert state.station_vacant[TAWAC] == [5, 5, 0]
+    engine.expand_company(rules, state, seat, [ASTROGO], 2, lowest=True)
+    assert owned(state, ASTROGO) == [1, 2, 3] and state.station_vacant[TAWAC] == [3, 5, 0]
+    assert (state.seats[seat].luna.ousted, state.seats[0].player.outposts_ousted_by_luna) == (2, 2)
+    assert_invariants(rules, state)
+
+
+def test_an_ousted_outpost_goes_home_to_column_1_when_it_is_the_main_column(engine):
+    # [4,5,0]: column 1's final space is occupied and it has the most vacant spaces among such columns, so
+    # it is the main column, and it has a vacant home space (column 2, all vacant, is not a candidate).
+    rules, state, _ = new_game("luna:2")
+    state.station_vacant[TAWAC] = [4, 5, 0]
+    assert engine.return_column(rules, state, TAWAC) == 0
+
+
 def test_oust_victim_is_the_company_she_is_farthest_behind_on(engine):
     # astrogo 1 reaches 2 (tawac) and 7 (skymine). Other seat ahead: margins tawac 3-5 = -2,
     # skymine 1-6 = -5 -> skymine is ousted, from 7, even with MIN.

@@ -178,6 +178,20 @@ def test_count_blocked_majorities_per_type_and_max_over_lunas(engine):
     assert state.seats[0].player.blocked == [0, 0, 0, 2, 2]
 
 
+def test_majority_values_of_two_lunas_are_the_highest_per_type(engine):
+    # Luna seat 1: II-3 left (titanium 3, carbon 6), II-1 right (energy 4, minerals 6): [3, 6, 4, 6, 3]
+    # Luna seat 2: II-2 left (titanium 6, carbon 4), I-7 right (energy 0, minerals 4): [6, 4, 0, 4, 1]
+    # highest per type: [6, 6, 4, 6, 3] (carbon and minerals from seat 1, titanium from seat 2)
+    rules, state, _ = _game("scripted:balanced,luna:2,luna:5")
+    for seat, (left, right) in ((1, ("II-3", "II-1")), (2, ("II-2", "I-7"))):
+        luna = state.seats[seat].luna
+        luna.grade2_stack = [c for c in luna.grade2_stack if c not in cards(rules, left, right)]
+        set_majority(rules, state, seat, left, right)
+    assert ref.majority_values(rules, state.seats[1].luna) == [3, 6, 4, 6, 3]
+    assert ref.majority_values(rules, state.seats[2].luna) == [6, 4, 0, 4, 1]
+    assert engine.luna_majority_values(rules, state) == [6, 6, 4, 6, 3]
+
+
 def test_no_luna_blocks_nothing(engine):
     rules, state, _ = new_game("scripted:balanced,scripted:tank")
     assert engine.luna_majority_values(rules, state) == [0, 0, 0, 0, 0]
@@ -762,6 +776,18 @@ def test_passive_seat_draws_nothing_and_passes_at_once(engine):
     assert rngs[0].draws == 0 and player.totals == [0] * 5
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_starting_tokens_go_to_active_seats_only(engine, seed):
+    # start_bonus random: every seat draws a token from the pool (the passive one too, so the draws stay
+    # aligned), but only Luna and the active scripted seat apply theirs; each token moves a tank or a
+    # company marker.
+    _, state, _ = new_game("scripted:shares,scripted:passive,luna:2", seed=seed, start_bonus="random", engine=engine)
+    active, passive = state.seats[0].player, state.seats[1].player
+    assert active.helium + sum(state.track_position[0]) > 0
+    assert passive.helium == 0 and state.track_position[1] == [0, 0, 0, 0]
+    assert state.seats[2].luna.helium + sum(state.track_position[2]) > 0
+
+
 # Reference only: it counts calls of the reference's player_turn (the numba kernels cannot be spied on).
 def test_passive_seat_does_nothing_in_a_round(monkeypatch):
     rules, state, rngs = _game("scripted:passive,luna:2")
@@ -813,6 +839,18 @@ def test_scripted_seats_act_before_luna_in_each_turn(monkeypatch, seats, player_
     monkeypatch.setattr(ref.game, "luna_turn", lambda r, s, seat, rng: (log.append(seat), luna_turn(r, s, seat, rng)))
     ref.play_round(rules, state, rngs, None)
     assert log == order
+
+
+def test_scripted_seat_plays_its_whole_plan_after_luna_has_passed(engine):
+    # Every slot ON: the scripted seat plans 5 actions; Luna has 3 cards (B C D). Go-rounds 1-3 each give
+    # both a turn (Luna passes in the third); go-rounds 4 and 5 are the scripted seat's alone, and the
+    # phase ends only when it has passed too.
+    rules, state, rngs = _game("scripted:balanced,luna:2")
+    player = state.seats[0].player
+    player.slot_on = [True] * 5
+    engine.play_round(rules, state, rngs, None)
+    assert len(player.plan) == 5 and player.next_action == 5 and player.passed
+    assert state.seats[1].luna.passed
 
 
 def test_turn_order_lets_the_player_buy_before_luna_takes_the_card(engine):

@@ -33,10 +33,12 @@ from .helpers import (
     card,
     cards,
     clone,
+    game,
     game_data,
     ids,
     owned,
     set_board,
+    set_majority,
 )
 
 DEFAULTS = {"start_position": "add", "draw_order": "slots_first", "reveal_timing": "planning",
@@ -140,14 +142,6 @@ def with_readings(base: GameData, **changes) -> GameData:
     return dataclasses.replace(base, luna=luna)
 
 
-def game(seats: str, engine, data: GameData, start_bonus: str = "none", seed: int = 11):
-    """``(rules, state, rngs)`` of ``data`` straight after the engine's ``setup_game``."""
-    rules = ref.Rules(data, GameConfig(seats=parse_seats(seats), rounds=7, start_bonus=start_bonus))
-    engine.use_data(rules, data)
-    state, rngs = engine.setup_game(rules, seed, 0)
-    return rules, state, rngs
-
-
 def stack_deck(rules, luna, *top_first: str) -> None:
     """Her deck with these cards on top (the first named on the very top), the rest of it below."""
     chosen = cards(rules, *top_first)
@@ -232,6 +226,19 @@ def test_step_order(engine, reading, cash):
     assert state.track_position[0] == [5, 0, 0, 0] and state.seats[0].cash == cash
 
 
+@pytest.mark.parametrize("reading", ["card_order", "helium_then_research"])
+def test_step_order_adds_the_turns_crypcoin_to_her_cash(engine, reading):
+    # I-3 edited to "gain 2 CrypCoin" alone: with 4 CrypCoin she ends on 6 under either reading (the
+    # grouped reading sums the turn's CrypCoin and adds it; it does not replace her cash).
+    base = game_data()
+    edited = [c.model_copy(update={"actions": [GainCoin(type="gain_coin", count=2)]}) if c.id == "I-3" else c
+              for c in base.luna.cards]
+    rules, state, _ = game("luna:2", engine, with_readings(base, cards=edited, step_order=reading))
+    state.seats[0].cash = 4
+    engine.resolve_card(rules, state, 0, card(rules, "I-3"), 1)
+    assert state.seats[0].cash == 6
+
+
 @pytest.mark.parametrize("reading", ["slot_cards", "discard_pile"])
 def test_early_discard_card(engine, reading):
     # Slots B C D hold I-1 I-4 I-7 (their right value is larger); the discard pile holds I-2 I-3 I-6
@@ -300,6 +307,44 @@ def test_multi_expand_order(engine, reading):
         assert owned(state, TAWAC) == [4, 5, 6] and owned(state, MINERVA) == [10, 11, 18]
         assert (luna.outposts_placed, luna.ousted) == (4, 0)
     assert_invariants(rules, state)
+
+
+@pytest.mark.parametrize("reading", ["less_valuable_first", "more_valuable_first"])
+def test_multi_expand_order_goes_by_value_not_by_company(engine, reading):
+    # As test_multi_expand_order, but minerva (the later company) is the more valuable: a second outpost
+    # on 24 leaves its station at [2,0,0] against tawac's [1,0,0]. II-7 chooses tawac and minerva.
+    # less_valuable_first: tawac 6 reaches 5 11 12: MIN 5; 5 adds 4 10: MIN 4 -> tawac 4 5 6.
+    #   minerva 18 24 reach 11 12 17 23: MIN 11; 11 adds 10: MIN 10 -> minerva 10 11 18 24. Nobody ousted.
+    # more_valuable_first: minerva first: MIN 11; 11 adds 5 10: MIN 5 -> minerva 5 11 18 24.
+    #   tawac reaches 5 11 12: MIN 12; 12 adds 18, nothing vacant: oust minerva (the only rival) from MIN
+    #   5 -> tawac 5 6 12, minerva 11 18 24, one ousted.
+    rules, state, _ = game("luna:2", engine, with_readings(game_data(), multi_expand_order=reading))
+    assign_sides(rules, state, "A1", "B1", "C1", "D1")
+    set_board(rules, state, {1: ASTROGO, 6: TAWAC, 13: SKYMINE, 18: MINERVA, 24: MINERVA})
+    state.track_position[0] = [0, 3, 0, 2]
+    engine.resolve_card(rules, state, 0, card(rules, "II-7"), 1)
+    luna = state.seats[0].luna
+    if reading == "less_valuable_first":
+        assert owned(state, TAWAC) == [4, 5, 6] and owned(state, MINERVA) == [10, 11, 18, 24]
+        assert (luna.outposts_placed, luna.ousted) == (4, 0)
+    else:
+        assert owned(state, TAWAC) == [5, 6, 12] and owned(state, MINERVA) == [11, 18, 24]
+        assert (luna.outposts_placed, luna.ousted) == (4, 1)
+    assert_invariants(rules, state)
+
+
+def test_first_turn_reveals_come_even_without_a_slot_card(engine):
+    # reveal_timing = first_turn, every slot empty (a state the shipped deck never leaves at planning),
+    # majority I-4 and I-5 (helium +2 each): her one turn carries both reveals (tank 0 -> 4), then she
+    # cleans up and passes; with no slot card on the pile nothing decides an early discard.
+    rules, state, rngs = game("luna:2", engine, with_readings(game_data(), reveal_timing="first_turn"))
+    luna = state.seats[0].luna
+    set_majority(rules, state, 0, "I-4", "I-5")
+    luna.slots = [NO] * 5
+    luna.next_turn_slot, luna.passed, luna.helium = 0, False, 0
+    engine.luna_turn(rules, state, 0, rngs[0])
+    assert (luna.helium, luna.passed) == (4, True)
+    assert ids(rules, luna.majority) == ["I-4", "I-5"]
 
 
 @pytest.mark.parametrize("switch", [*RULE_SWITCHES, "all"])

@@ -7,6 +7,7 @@ import pytest
 
 from sim import reference as ref
 from sim.columns import SEAT_NUMERIC
+from sim.constants import MAJORITY_TYPES
 
 from .helpers import make_rules, new_game, set_values
 
@@ -61,9 +62,38 @@ def test_final_scores_categories_shares_and_values(engine):
     assert [first[f"shares_{c}"] for c in ("astrogo", "tawac", "skymine", "minerva")] == [5, 1, 5, 1]
     assert [first[f"value_{c}"] for c in ("astrogo", "tawac", "skymine", "minerva")] == [6, 2, 0, 15]
     assert first["cards_gained"] == 4 and first["cash"] == 7
+    assert (first["helium"], first["research"]) == (9, 3)
     for row in rows:
         assert row["score_total"] == sum(row[c] for c in CATEGORIES)
     assert [row["score_total"] for row in rows] == [37, 79, 79]
+
+
+def _counters(engine, rules, state) -> list[dict]:
+    """Each seat's per-game counters: ``seat_counters`` of the reference, the kernel's result row of numba."""
+    if engine.id == "reference":
+        return [ref.seat_counters(state, seat) for seat in range(len(state.seats))]
+    return engine.final_scores(rules, state)
+
+
+LUNA_ONLY = ("plans_discarded", "ousted", "reshuffles", "grade2_entered", "grade2_by_reshuffle",
+             "grade2_by_token", "slot_a_first_round", "slot_e_first_round")
+PLAYER_ONLY = ("bonus_spaces_lost", "cards_lost", "plans_lost", "outposts_ousted_by_luna",
+               *(f"blocked_{name}" for name in MAJORITY_TYPES))
+
+
+def test_each_seat_reports_its_own_kinds_counters_and_zero_for_the_others(engine):
+    rules, state, _ = new_game("scripted:balanced,luna:5")
+    player, luna = state.seats[0].player, state.seats[1].luna
+    player.bonus_spaces_lost, player.cards_lost, player.plans_lost, player.outposts_ousted_by_luna = 1, 2, 3, 4
+    player.blocked = [5, 6, 7, 1, 2]
+    luna.plans_discarded, luna.ousted, luna.reshuffles = 2, 3, 4
+    luna.grade2_by_reshuffle, luna.grade2_by_token = 1, 2
+    luna.slot_first_round = [3, 0, 0, 0, 5]
+    scripted, lunas = _counters(engine, rules, state)
+    assert [lunas[name] for name in LUNA_ONLY] == [2, 3, 4, 3, 1, 2, 3, 5]  # grade2_entered = 1 + 2
+    assert [scripted[name] for name in PLAYER_ONLY] == [1, 2, 3, 4, 5, 6, 7, 1, 2]
+    assert [scripted[name] for name in LUNA_ONLY] == [0] * len(LUNA_ONLY)
+    assert [lunas[name] for name in PLAYER_ONLY] == [0] * len(PLAYER_ONLY)
 
 
 def test_tie_is_a_shared_win(engine):
