@@ -102,27 +102,23 @@ def test_level_ladder_win_rates_need_opponents_at_both_levels(build_seats):
     assert math.isnan(step["win_rate"]) and math.isnan(step["win_rate_below"]) and math.isnan(step["win_diff"])
 
 
-def test_level_ladder_does_not_pair_when_the_upper_level_repeats_a_game(build_seats):
-    # Level 2 sits twice in game 0 (20, 30); level 1 in games 0 and 1 (10, 14): equal row counts but not a pairing.
-    # Independent: diff = 25 - 12 = 13, se = sqrt(50/2 + 8/2) = sqrt(29). (Wrongly paired: 15 and 5.)
-    rows = [{"game": 0, "seat": 0, "level": 2, "score_total": 20, "won": 0.0},
-            {"game": 0, "seat": 1, "level": 2, "score_total": 30, "won": 1.0},
-            {"game": 0, "seat": 2, "level": 1, "score_total": 10, "won": 0.0},
-            {"game": 1, "seat": 0, "level": 1, "score_total": 14, "won": 1.0}]
-    step = level_ladder(build_seats(rows)).iloc[0]
-    assert not step["paired"]
-    assert step["diff"] == pytest.approx(13.0) and step["diff_se"] == pytest.approx(math.sqrt(29))
-
-
-def test_level_ladder_does_not_pair_when_the_lower_level_repeats_a_game(build_seats):
+@pytest.mark.parametrize(("rows", "diff", "variance"), [
+    # Level 2 sits twice in game 0 (20, 30); level 1 in games 0 and 1 (10, 14): equal row counts but not a
+    # pairing. Independent: diff = 25 - 12 = 13, se = sqrt(50/2 + 8/2) = sqrt(29). (Wrongly paired: 15 and 5.)
+    ([{"game": 0, "seat": 0, "level": 2, "score_total": 20, "won": 0.0},
+      {"game": 0, "seat": 1, "level": 2, "score_total": 30, "won": 1.0},
+      {"game": 0, "seat": 2, "level": 1, "score_total": 10, "won": 0.0},
+      {"game": 1, "seat": 0, "level": 1, "score_total": 14, "won": 1.0}], 13.0, 29),
     # Level 2 in games 0 and 1 (20, 24); level 1 twice in game 0 (10, 14). Independent: diff 10, se sqrt(8).
-    rows = [{"game": 0, "seat": 0, "level": 2, "score_total": 20, "won": 1.0},
-            {"game": 0, "seat": 1, "level": 1, "score_total": 10, "won": 0.0},
-            {"game": 0, "seat": 2, "level": 1, "score_total": 14, "won": 0.0},
-            {"game": 1, "seat": 0, "level": 2, "score_total": 24, "won": 1.0}]
+    ([{"game": 0, "seat": 0, "level": 2, "score_total": 20, "won": 1.0},
+      {"game": 0, "seat": 1, "level": 1, "score_total": 10, "won": 0.0},
+      {"game": 0, "seat": 2, "level": 1, "score_total": 14, "won": 0.0},
+      {"game": 1, "seat": 0, "level": 2, "score_total": 24, "won": 1.0}], 10.0, 8),
+], ids=["upper level twice in a game", "lower level twice in a game"])
+def test_level_ladder_does_not_pair_when_a_level_repeats_in_a_game(build_seats, rows, diff, variance):
     step = level_ladder(build_seats(rows)).iloc[0]
     assert not step["paired"]
-    assert step["diff"] == pytest.approx(10.0) and step["diff_se"] == pytest.approx(math.sqrt(8))
+    assert step["diff"] == pytest.approx(diff) and step["diff_se"] == pytest.approx(math.sqrt(variance))
 
 
 # ---------------------------------------------------------------- paired_differences / score_summary
