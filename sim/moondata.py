@@ -159,13 +159,12 @@ class MoonData(_Strict):
         count = self.sectors.rows * self.sectors.columns
         if set(self.stations.touches) != companies:
             raise ValueError(f"stations.touches must name exactly the companies {self.companies}")
+        setup: dict[int, str] = {}  # each company's setup outposts go on its lowest touched sectors
         for company, sectors in self.stations.touches.items():
             if not sectors or any(not 1 <= s <= count for s in sectors):
                 raise ValueError(f"stations.touches.{company}: sectors must be within 1-{count}")
             if self.stations.setup_outposts > len(sectors):
                 raise ValueError(f"stations.touches.{company}: fewer touched sectors than setup outposts")
-        setup: dict[int, str] = {}  # each company's setup outposts go on its lowest touched sectors
-        for company, sectors in self.stations.touches.items():
             for sector in sorted(sectors)[: self.stations.setup_outposts]:
                 if sector in setup:
                     raise ValueError(f"stations.touches.{company}: sector {sector} would get the setup outposts of "

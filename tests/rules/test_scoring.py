@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sim import reference as ref
-from sim.columns import SEAT_NUMERIC
-from sim.constants import MAJORITY_TYPES
+from sim.columns import SEAT_INTERACTIONS, SEAT_NUMERIC
 
 from .helpers import make_rules, new_game, set_values
 
@@ -77,8 +76,6 @@ def _counters(engine, rules, state) -> list[dict]:
 
 LUNA_ONLY = ("plans_discarded", "ousted", "reshuffles", "grade2_entered", "grade2_by_reshuffle",
              "grade2_by_token", "slot_a_first_round", "slot_e_first_round")
-PLAYER_ONLY = ("bonus_spaces_lost", "cards_lost", "plans_lost", "outposts_ousted_by_luna",
-               *(f"blocked_{name}" for name in MAJORITY_TYPES))
 
 
 def test_each_seat_reports_its_own_kinds_counters_and_zero_for_the_others(engine):
@@ -91,9 +88,9 @@ def test_each_seat_reports_its_own_kinds_counters_and_zero_for_the_others(engine
     luna.slot_first_round = [3, 0, 0, 0, 5]
     scripted, lunas = _counters(engine, rules, state)
     assert [lunas[name] for name in LUNA_ONLY] == [2, 3, 4, 3, 1, 2, 3, 5]  # grade2_entered = 1 + 2
-    assert [scripted[name] for name in PLAYER_ONLY] == [1, 2, 3, 4, 5, 6, 7, 1, 2]
+    assert [scripted[name] for name in SEAT_INTERACTIONS] == [5, 6, 7, 1, 2, 1, 2, 3, 4]
     assert [scripted[name] for name in LUNA_ONLY] == [0] * len(LUNA_ONLY)
-    assert [lunas[name] for name in PLAYER_ONLY] == [0] * len(PLAYER_ONLY)
+    assert [lunas[name] for name in SEAT_INTERACTIONS] == [0] * len(SEAT_INTERACTIONS)
 
 
 def test_tie_is_a_shared_win(engine):
