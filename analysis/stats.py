@@ -428,9 +428,11 @@ def paired_differences(
     identity = ["game", "seat", "kind", "level"]
     require_columns(base, [*identity, *keys, *metrics], "paired_differences base")
     require_columns(variant, [*identity, *metrics], "paired_differences variant")
-    base_rows = select_kind(base, kind)[list(dict.fromkeys([*identity, *keys, *metrics]))]
-    variant_rows = select_kind(variant, kind)[[*identity, *metrics]]
+    base_rows = base[list(dict.fromkeys([*identity, *keys, *metrics]))]
+    variant_rows = variant[[*identity, *metrics]]
     variant_rows = variant_rows.rename(columns={column: f"{column}__variant" for column in ["kind", "level", *metrics]})
+    # Every seat is paired before one kind is kept: a seat that is Luna in one run and scripted in the
+    # other means the seat mixes differ, which keeping one kind first would hide.
     pairs = base_rows.merge(variant_rows, on=["game", "seat"], validate="one_to_one")
     if pairs.empty:
         raise ValueError("paired_differences: no (game, seat) appears in both runs")
@@ -442,6 +444,9 @@ def paired_differences(
             f" {first['game']} seat {first['seat']} is {first['kind']}:{first['level']} in base"
             f" and {first['kind__variant']}:{first['level__variant']} in variant"
         )
+    pairs = select_kind(pairs, kind)
+    if pairs.empty:
+        raise ValueError(f"paired_differences: no {kind} seat appears in both runs")
     differences = pd.DataFrame(
         {metric: pairs[f"{metric}__variant"] - pairs[metric] for metric in metrics}, index=pairs.index
     )

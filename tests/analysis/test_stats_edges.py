@@ -147,6 +147,30 @@ def test_paired_differences_rejects_a_game_and_seat_twice(build_seats):
         paired_differences(pd.concat([base, base], ignore_index=True), variant, metrics=["score_total"])
 
 
+def test_paired_differences_refuses_a_seat_whose_kind_differs_between_runs(build_seats):
+    # Seat 1 is scripted in the base run and Luna in the variant. Keeping Luna's seats before pairing would
+    # drop seat 1 from the base run and pair seat 0 alone: a result from runs with different seat mixes.
+    base = build_seats([{"game": 0, "seat": 0, "level": 5, "score_total": 10},
+                        {"game": 0, "seat": 1, "kind": "scripted", "level": -1, "score_total": 20}])
+    variant = build_seats([{"game": 0, "seat": 0, "level": 5, "score_total": 12},
+                           {"game": 0, "seat": 1, "level": 5, "score_total": 22}])
+    with pytest.raises(ValueError, match=r"^paired_differences: the runs have different seat mixes: game 0 seat 1 "
+                                         r"is scripted:-1 in base and luna:5 in variant$"):
+        paired_differences(base, variant, metrics=["score_total"])
+
+
+def test_paired_differences_keeps_the_chosen_kind_after_pairing(build_seats):
+    # Seat 0 Luna (10 -> 12), seat 1 scripted (20 -> 26) in both runs: each kind's difference alone.
+    rows = [{"game": 0, "seat": 0, "level": 5}, {"game": 0, "seat": 1, "kind": "scripted", "level": -1}]
+    base = build_seats([dict(row, score_total=total) for row, total in zip(rows, [10, 20], strict=True)])
+    variant = build_seats([dict(row, score_total=total) for row, total in zip(rows, [12, 26], strict=True)])
+    assert paired_differences(base, variant, metrics=["score_total"])["diff"].tolist() == [2.0]
+    assert paired_differences(base, variant, metrics=["score_total"], kind="scripted")["diff"].tolist() == [6.0]
+    with pytest.raises(ValueError, match=r"^paired_differences: no luna seat appears in both runs$"):
+        paired_differences(base[base["kind"] == "scripted"], variant[variant["kind"] == "scripted"],
+                           metrics=["score_total"])
+
+
 def test_score_summary_n_is_integer(build_seats):
     table = score_summary(build_seats([{"game": g, "level": 1, "score_total": t} for g, t in enumerate([10, 20])]),
                           metrics=["score_total"])
