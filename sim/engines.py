@@ -130,6 +130,8 @@ def _announced(data: GameData, config: GameConfig, count: int, check_invariants:
         return play()
     if is_compiled(driver_for(count, check_invariants, needs_general_engine(data, config))):
         return play()
+    if _numba_problems(data, config):
+        return play()  # it refuses the data before anything compiles: no notice of a compile that never comes
     _compile_notice["said"] = True
     sys.stderr.write("luna-balance: compiling the numba engine for this machine; this happens once and takes "
                      "up to a minute ...\n")

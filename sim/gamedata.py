@@ -312,6 +312,22 @@ class GameData:
     players: PlayerData
     belt: BeltData  # the modelled Belt side (sim/beltdata.py), played with --board belt
     sources: tuple[str, ...]  # the files it was read from, overlay last
+    # Dotted paths the overlay sets, each with every table above it ("moon", "moon.research",
+    # "moon.research.row_deck"); empty without an overlay. ``source_of`` reads it.
+    overlay_fields: frozenset[str] = frozenset()
+
+    def source_of(self, field: str) -> str:
+        """The file a dotted field (``"moon.research.row_deck"``) was read from, for error messages: the
+        overlay when it sets the field or anything inside it, else the shipped file that holds it."""
+        if field in self.overlay_fields:
+            return self.sources[-1]
+        luna, moon, players, belt = self.sources[:4]
+        parts = field.split(".")
+        if parts[0] == "players" and len(parts) > 2:
+            if parts[1] == "model":
+                return str(Path(players) / PLAYER_MODEL_FILE)
+            return str(Path(players) / f"{parts[2]}.toml")  # players.profiles.<name>
+        return {"luna": luna, "moon": moon, "players": players, "belt": belt}[parts[0]]
 
     @property
     def digest(self) -> str:
@@ -445,4 +461,18 @@ def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_d
         players = validate_data(PlayerData, players_raw, overlay_path, "players.")
         belt = validate_data(BeltData, belt_raw, overlay_path, "belt.")
         sources.append(str(overlay_path))
+        fields = frozenset(_dotted_paths({key: raw[key] for key in ("luna", "moon", "players", "belt") if key in raw}))
+        return GameData(luna=luna, moon=moon, players=players, belt=belt, sources=tuple(sources),
+                        overlay_fields=fields)
     return GameData(luna=luna, moon=moon, players=players, belt=belt, sources=tuple(sources))
+
+
+def _dotted_paths(table: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Every key of a nested TOML table as a dotted path, tables included (lists are leaves)."""
+    paths = []
+    for key, value in table.items():
+        path = f"{prefix}{key}"
+        paths.append(path)
+        if isinstance(value, Mapping):
+            paths += _dotted_paths(value, f"{path}.")
+    return paths

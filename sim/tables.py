@@ -324,10 +324,12 @@ def _sector_mask(sectors) -> int:
     return mask
 
 
-def _capacity(problems: list[str], what: str, used: int, capacity: int) -> None:
+def _capacity(problems: list[str], what: str, used: int, capacity: int, source: str = "") -> None:
+    """Note ``what`` (a dotted data field, its file ``source``; or a setting) when it exceeds ``capacity``."""
     if used > capacity:
-        problems.append(f"{what}: {used} (the numba engine supports at most {capacity}; --engine reference has no "
-                        "such limit)")
+        where = f"{source}: " if source else ""
+        problems.append(f"{where}{what}: {used} (the numba engine supports at most {capacity}; --engine reference "
+                        "has no such limit)")
 
 
 def track_passages(price: np.ndarray, reward: np.ndarray, spaces: int, cost: np.ndarray, gain: np.ndarray) -> None:
@@ -376,21 +378,28 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     model = data.players.model
     problems = [f"seat {seat.label}: unknown scripted profile" for seat in seats
                 if seat.kind == "scripted" and seat.profile not in profiles]
+
+    def named(field: str) -> str:  # a data field in a product with a seat's strength (a setting)
+        return f"{field} (in {data.source_of(field)})"
+
     for seat in seats:
         if seat.kind != "scripted" or seat.profile not in profiles:
             continue
         profile = profiles[seat.profile]
         resources = profile.resources_by_round.model_dump()
+        base = f"players.profiles.{seat.profile}"
         # The kernels hold these products in int64 (and loop over steps): beyond the bounds the reference's
         # Python ints and the kernels' machine integers would part ways.
-        _capacity(problems, f"seat {seat.label}: resources_by_round x strength",
+        _capacity(problems, f"seat {seat.label}: strength x {named(f'{base}.resources_by_round')}",
                   max(max(values) for values in resources.values()) * seat.strength, MAX_STRENGTH_PRODUCT)
         if not profile.passive:
             steps = max(profile.steps_by_round) * seat.strength + 1  # + 1: the carried fraction
-            _capacity(problems, f"seat {seat.label}: sum of weights", sum(profile.weights.model_dump().values()),
-                      MAX_DRAW - 1)
-            _capacity(problems, f"seat {seat.label}: steps_by_round x strength", steps, MAX_STRENGTH_PRODUCT)
-            _capacity(problems, f"seat {seat.label}: action strength x expand_outposts_per_step",
+            _capacity(problems, f"{base}.weights (sum)", sum(profile.weights.model_dump().values()),
+                      MAX_DRAW - 1, data.source_of(f"{base}.weights"))
+            _capacity(problems, f"seat {seat.label}: strength x {named(f'{base}.steps_by_round')}", steps,
+                      MAX_STRENGTH_PRODUCT)
+            _capacity(problems, f"seat {seat.label}: action strength x "
+                      f"{named('players.model.expand_outposts_per_step')}",
                       steps * model.expand_outposts_per_step, MAX_STRENGTH_PRODUCT)
     if config.start_bonus == "random" and len(tokens) < len(seats):
         # the reference would fail drawing from the empty pool
@@ -398,22 +407,27 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
                         f"{len(tokens)} tokens")
     _capacity(problems, "seats", len(seats), MAX_SEATS)
     _capacity(problems, "rounds", config.rounds, MAX_ROUNDS)
-    _capacity(problems, "luna.cards (count)", len(luna.cards), MAX_CARDS)
-    _capacity(problems, "Luna card actions", len(ops), MAX_OPS)
-    _capacity(problems, "luna.board.tank_max", board.tank_max, MAX_POSITION)
-    _capacity(problems, "luna.board.research_max", board.research_max, MAX_POSITION)
-    _capacity(problems, "moon.tracks.spaces", moon.tracks.spaces, MAX_TRACK_SPACES)
-    _capacity(problems, "company tracks", len({side.id[0] for side in sides}), MAX_LETTERS)
-    _capacity(problems, "moon.stations.columns", stations.columns, MAX_COLUMNS)
-    _capacity(problems, "moon.stations.coin_icons (home spaces per column)", len(stations.coin_icons),
-              MAX_COLUMN_SIZE)
-    _capacity(problems, "sectors", sector_count, MAX_SECTORS)
-    _capacity(problems, "setup outposts", max(len(s) for s in setup), MAX_SETUP)
-    _capacity(problems, "moon.action_cards.cards (count)", len(action_cards), MAX_ACTION_CARDS)
-    _capacity(problems, "moon.research.special_plans", moon.research.special_plans, MAX_SPECIAL_PLANS)
-    _capacity(problems, "moon.research.row_deck", moon.research.row_deck, MAX_ROW_DECK)
-    _capacity(problems, "moon.starting_tokens.tokens (count)", len(tokens), MAX_TOKENS)
-    _capacity(problems, "belt.spaces.targets (count)", len(data.belt.spaces.targets), MAX_BELT_TARGETS)
+    for field, what, used, capacity in [
+        ("luna.cards", "luna.cards (count)", len(luna.cards), MAX_CARDS),
+        ("luna.cards", "luna.cards (actions of all cards)", len(ops), MAX_OPS),
+        ("luna.board.tank_max", "luna.board.tank_max", board.tank_max, MAX_POSITION),
+        ("luna.board.research_max", "luna.board.research_max", board.research_max, MAX_POSITION),
+        ("moon.tracks.spaces", "moon.tracks.spaces", moon.tracks.spaces, MAX_TRACK_SPACES),
+        ("moon.tracks.sides", "moon.tracks.sides (company tracks)", len({side.id[0] for side in sides}),
+         MAX_LETTERS),
+        ("moon.stations.columns", "moon.stations.columns", stations.columns, MAX_COLUMNS),
+        ("moon.stations.coin_icons", "moon.stations.coin_icons (home spaces per column)", len(stations.coin_icons),
+         MAX_COLUMN_SIZE),
+        ("moon.sectors", "moon.sectors (rows x columns)", sector_count, MAX_SECTORS),
+        ("moon.stations", "moon.stations.setup_outposts (placed at setup)", max(len(s) for s in setup), MAX_SETUP),
+        ("moon.action_cards.cards", "moon.action_cards.cards (count)", len(action_cards), MAX_ACTION_CARDS),
+        ("moon.research.special_plans", "moon.research.special_plans", moon.research.special_plans,
+         MAX_SPECIAL_PLANS),
+        ("moon.research.row_deck", "moon.research.row_deck", moon.research.row_deck, MAX_ROW_DECK),
+        ("moon.starting_tokens.tokens", "moon.starting_tokens.tokens (count)", len(tokens), MAX_TOKENS),
+        ("belt.spaces.targets", "belt.spaces.targets (count)", len(data.belt.spaces.targets), MAX_BELT_TARGETS),
+    ]:
+        _capacity(problems, what, used, capacity, data.source_of(field))
     if problems:
         raise ValueError("\n".join(problems))
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from sim.cli import main
+from sim.constants import DATA_DIR
+from sim.gamedata import load_game_data
 
 HUGE = 99999999999999999999999999999
 
@@ -233,16 +235,31 @@ def test_tune_opponents_that_fill_every_seat_name_the_target_file(tmp_path, caps
     assert one_line(capsys).startswith(f"luna-balance: {target_file}: levels.4.opponent: at most 3 scripted seats")
 
 
-def test_what_the_numba_engine_cannot_hold_is_one_line_per_problem_naming_the_field(tmp_path, capsys):
+def test_what_the_numba_engine_cannot_hold_is_one_line_per_problem_naming_the_file_and_field(tmp_path, capsys):
     # "tank_max: 1000 (...)" then a second line without the luna-balance: prefix
     overlay = tmp_path / "long_tracks.toml"
     overlay.write_text("[luna.board]\ntank_max = 1000\nresearch_max = 1000\n")
     assert main(["simulate", "--seats", "luna:5", "--games", "5", "--engine", "numba", "--overlay", str(overlay),
                  "--out", str(tmp_path / "run"), "--quiet"]) == 2
     assert capsys.readouterr().err == "".join(
-        f"luna-balance: luna.board.{field}: 1000 (the numba engine supports at most 63; --engine reference has no "
-        "such limit)\n" for field in ("tank_max", "research_max"))
+        f"luna-balance: {overlay}: luna.board.{field}: 1000 (the numba engine supports at most 63; --engine "
+        "reference has no such limit)\n" for field in ("tank_max", "research_max"))
     assert not (tmp_path / "run").exists()
+
+
+def test_a_data_field_s_file_is_the_overlay_only_where_the_overlay_sets_it(tmp_path):
+    overlay = tmp_path / "edits.toml"
+    overlay.write_text("[moon.research]\nrow_deck = 9\n[players.profiles.shares]\nstart_cash = 4\n")
+    data = load_game_data(overlay)
+    assert data.source_of("moon.research.row_deck") == str(overlay)
+    assert data.source_of("moon.research") == str(overlay)  # the table holding an edit
+    assert data.source_of("moon.research.special_plans") == str(DATA_DIR / "moon.toml")
+    assert data.source_of("players.profiles.shares.start_cash") == str(overlay)
+    assert data.source_of("players.profiles.shares.weights") == str(DATA_DIR / "players" / "shares.toml")
+    assert data.source_of("players.model.start_cash") == str(DATA_DIR / "players" / "model.toml")
+    assert data.source_of("luna.cards") == str(DATA_DIR / "luna.toml")
+    assert data.source_of("belt.spaces") == str(DATA_DIR / "belt.toml")
+    assert load_game_data({"luna": {"board": {"tank_max": 30}}}, label="<mine>").source_of("luna.board") == "<mine>"
 
 
 @pytest.mark.parametrize(("content", "problem"), [

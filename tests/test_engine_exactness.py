@@ -409,7 +409,7 @@ def test_refuses_what_it_cannot_play(data, tmp_path):
         play_chunk_numba(load_game_data(path), config("luna:1,luna:2"), SEED, 0, 5, False)
     # a strength whose action strength the kernels' int64 arithmetic would not hold as the reference does (beyond
     # what --seats accepts: the capacity check guards the Python API too)
-    with pytest.raises(ValueError, match="steps_by_round x strength"):
+    with pytest.raises(ValueError, match=r"strength x players\.profiles\.shares\.steps_by_round \(in .*shares\.toml\)"):
         play_chunk_numba(data, GameConfig(seats=(Seat(kind="scripted", profile="shares", strength=1e12),
                                                 Seat(kind="luna", level=3))), SEED, 0, 5, False)
 

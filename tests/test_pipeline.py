@@ -190,6 +190,24 @@ def test_compile_notice_is_said_once_and_never_when_quiet(tmp_path, monkeypatch,
     assert "compiling" not in capsys.readouterr().err
 
 
+def test_compile_notice_is_not_said_when_the_engine_refuses_the_data(tmp_path, monkeypatch, capsys):
+    # A cold cache and an overlay beyond a capacity: before, "compiling ... up to a minute" came first and the
+    # error right after, for a compile that never ran.
+    pytest.importorskip("numba")
+    import sim.fast._jit as jit_module
+
+    monkeypatch.setattr(jit_module, "is_compiled", lambda dispatcher: False)  # pretend the cache is empty
+    monkeypatch.setitem(engines._compile_notice, "said", False)
+    monkeypatch.setitem(engines._compile_notice, "enabled", True)
+    overlay = tmp_path / "deep_rows.toml"
+    overlay.write_text("[moon.research]\nrow_deck = 500\n")
+    assert main(["simulate", "--seats", "luna:2", "--games", "5", "--overlay", str(overlay),
+                 "--out", str(tmp_path / "run")]) == 2
+    assert capsys.readouterr().err == (f"luna-balance: {overlay}: moon.research.row_deck: 500 (the numba engine "
+                                       "supports at most 62; --engine reference has no such limit)\n")
+    assert not engines._compile_notice["said"]
+
+
 _MODULE = """
 from sim.fast._jit import jit, is_compiled
 
