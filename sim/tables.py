@@ -379,7 +379,7 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     problems = [f"seat {seat.label}: unknown scripted profile" for seat in seats
                 if seat.kind == "scripted" and seat.profile not in profiles]
 
-    def named(field: str) -> str:  # a data field in a product with a seat's strength (a setting)
+    def named(field: str) -> str:  # a data field in a problem that a setting shares (a strength, start_bonus)
         return f"{field} (in {data.source_of(field)})"
 
     for seat in seats:
@@ -404,7 +404,7 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     if config.start_bonus == "random" and len(tokens) < len(seats):
         # the reference would fail drawing from the empty pool
         problems.append(f"start_bonus 'random' draws one starting token per seat: {len(seats)} seats, "
-                        f"{len(tokens)} tokens")
+                        f"{len(tokens)} tokens in {named('moon.starting_tokens.tokens')}")
     _capacity(problems, "seats", len(seats), MAX_SEATS)
     _capacity(problems, "rounds", config.rounds, MAX_ROUNDS)
     for field, what, used, capacity in [

@@ -6,6 +6,8 @@ first differing game, seat (and round) and every column that differs there.
 
 from __future__ import annotations
 
+import re
+
 import numba
 import numpy as np
 import pytest
@@ -405,7 +407,8 @@ def test_belt_overlay(data, tmp_path):
 def test_refuses_what_it_cannot_play(data, tmp_path):
     path = tmp_path / "few_tokens.toml"
     path.write_text('[moon.starting_tokens]\ntokens = [{ helium = 1 }]\n')
-    with pytest.raises(ValueError, match="starting token"):
+    with pytest.raises(ValueError, match=r"starting token per seat: 2 seats, 1 tokens in moon\.starting_tokens\.tokens "
+                                         rf"\(in {re.escape(str(path))}\)$"):
         play_chunk_numba(load_game_data(path), config("luna:1,luna:2"), SEED, 0, 5, False)
     # a strength whose action strength the kernels' int64 arithmetic would not hold as the reference does (beyond
     # what --seats accepts: the capacity check guards the Python API too)
