@@ -8,8 +8,9 @@ Layout written under the study directory::
     figures/NAME.png   every figure
     figures/NAME.svg
 
-Every file is written atomically (temporary file in the same directory, then ``os.replace``), so
-an interrupted run never leaves a half-written report that looks complete. This module knows
+Every file is written atomically (temporary file in the same directory, then ``os.replace``), after
+everything is rendered and after an earlier report's pages are removed, the pages last: so an interrupted
+or failed run never leaves a half-written report that looks complete. This module knows
 nothing of what a report contains; :mod:`analysis.report` builds the standard run report and
 :mod:`analysis.study.content` the study report.
 """
@@ -338,17 +339,11 @@ def write_report(
         if not name or any(not (ch.isalnum() or ch in "_-") for ch in name):
             raise ValueError(f"write_report: {name!r} is not a usable file name (letters, digits, _ and -)")
     _check_report_places(root)
-    table_paths = {
-        name: atomic_write(root / "tables" / f"{name}.csv", frame.to_csv(index=False, lineterminator="\n"))
-        for name, frame in tables.items()
-    }
-    png_data: dict[str, bytes] = {}
-    figure_paths: dict[str, tuple[Path, Path]] = {}
-    for name, figure in figures.items():
-        png_data[name] = figure_bytes(figure, "png")
-        png = atomic_write(root / "figures" / f"{name}.png", png_data[name])
-        svg = atomic_write(root / "figures" / f"{name}.svg", figure_bytes(figure, "svg"))
-        figure_paths[name] = (png, svg)
+    # Everything is rendered before anything is written: a table or figure that fails leaves an earlier
+    # report in this folder as it was, rather than its report.html beside some new tables.
+    csv_text = {name: frame.to_csv(index=False, lineterminator="\n") for name, frame in tables.items()}
+    png_data = {name: figure_bytes(figure, "png") for name, figure in figures.items()}
+    svg_data = {name: figure_bytes(figure, "svg") for name, figure in figures.items()}
 
     figure_captions = captions or {}
     arranged = arrange_sections(sections, tables, figures)
@@ -403,6 +398,13 @@ def write_report(
         page.append("</section>")
     page += ["</body>", "</html>", ""]
 
+    # An earlier report's pages go first, so that a write that fails part way (a full disk) leaves no
+    # report.html beside a mix of old and new files; the pages come last, once all they show is written.
+    for name in ("report.html", "report.md"):
+        (root / name).unlink(missing_ok=True)
+    table_paths = {name: atomic_write(root / "tables" / f"{name}.csv", text) for name, text in csv_text.items()}
+    figure_paths = {name: (atomic_write(root / "figures" / f"{name}.png", png_data[name]),
+                           atomic_write(root / "figures" / f"{name}.svg", svg_data[name])) for name in figures}
     markdown_path = atomic_write(root / "report.md", "\n".join(markdown))
     html_path = atomic_write(root / "report.html", "\n".join(page))
     return ReportFiles(markdown=markdown_path, html=html_path, tables=table_paths, figures=figure_paths)

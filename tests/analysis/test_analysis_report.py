@@ -111,6 +111,43 @@ def test_write_report_sections_files_and_embedding(tmp_path):
     assert not [path for path in root.rglob("*") if path.name.endswith(".tmp")]
 
 
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+def test_a_figure_that_fails_to_render_leaves_the_earlier_report_as_it_was(tmp_path):
+    # Before, the new tables were written first and the earlier report.html stayed beside them.
+    root = tmp_path / "study"
+    write_report(root, {"scores": pd.DataFrame({"level": [1]})}, {"ecdf": _small_figure("first")})
+    earlier = _files(root)
+    broken = _small_figure(r"$\frac{$")  # mathtext that matplotlib cannot parse fails only when drawn
+    with pytest.raises(ValueError):
+        write_report(root, {"scores": pd.DataFrame({"level": [2]})}, {"ecdf": broken})
+    assert _files(root) == earlier
+
+
+def test_a_write_that_fails_part_way_leaves_no_report_page(tmp_path, monkeypatch):
+    # A full disk at the third file: the earlier pages must not stay beside a mix of old and new files.
+    root = tmp_path / "study"
+    tables = {name: pd.DataFrame({"level": [1]}) for name in ("a", "b", "c")}
+    write_report(root, tables, {})
+    assert (root / "report.html").is_file() and (root / "report.md").is_file()
+    writes = []
+    original = os.replace
+
+    def full_disk_at_the_third(source, destination):
+        writes.append(destination)
+        if len(writes) == 3:
+            raise OSError(28, "No space left on device")
+        original(source, destination)
+
+    monkeypatch.setattr(os, "replace", full_disk_at_the_third)
+    with pytest.raises(OSError, match="No space left"):
+        write_report(root, {name: frame.assign(level=2) for name, frame in tables.items()}, {})
+    assert not (root / "report.html").exists() and not (root / "report.md").exists()
+    assert not [path for path in root.rglob("*") if path.name.endswith(".tmp")]
+
+
 def test_sections_need_usable_unique_ids(tmp_path):
     with pytest.raises(ValueError, match="usable id"):
         Section("Win rates", "Win rates", "")
