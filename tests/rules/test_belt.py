@@ -12,6 +12,8 @@ Notation below: ``3: [A, T, -]`` = asteroid 3 holds an astrogo and a tawac outpo
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from sim import reference as ref
@@ -70,6 +72,36 @@ def test_setup_places_one_outpost_on_the_lowest_touched_asteroid(engine):
     assert_invariants(rules, state)
 
 
+def _overlay_setup(engine, **stations):
+    """A Belt game after the engine's setup, from the shipped data with these ``[stations]`` fields changed
+    (setup clauses the shipped Belt, one setup outpost on an asteroid every station touches, never reaches)."""
+    base = game_data()
+    belt = base.belt.model_copy(update={"stations": base.belt.stations.model_copy(update=stations)})
+    data = dataclasses.replace(base, belt=belt)
+    rules = ref.Rules(data, GameConfig(seats=parse_seats("luna:2"), start_bonus="none", board="belt"))
+    engine.use_data(rules, data)
+    state, _ = engine.setup_game(rules, 11, 0)
+    return rules, state
+
+
+def test_each_belt_setup_outpost_is_taken_from_the_station(engine):
+    # setup_outposts = 2: both on the lowest asteroid each station touches, both from column 1
+    rules, state = _overlay_setup(engine, setup_outposts=2)
+    assert {t: held(state, t) for t in range(1, 21) if held(state, t)} == {1: [A, A], 7: [T, T], 11: [S, S], 17: [M, M]}
+    assert state.station_vacant == [[2, 0, 0]] * 4
+    assert_invariants(rules, state)
+
+
+def test_a_station_touching_no_asteroid_places_no_setup_outpost(engine):
+    # setup_outposts = 0 (the only setting the data allows when a station touches no asteroid), astrogo's
+    # station touching shuttle space 2 alone: nothing is placed, for astrogo or any other company
+    touches = {**game_data().belt.stations.touches, "astrogo": [2]}
+    rules, state = _overlay_setup(engine, setup_outposts=0, touches=touches)
+    assert all(held(state, t) == [] for t in range(1, 21))
+    assert state.station_vacant == [[0, 0, 0]] * 4 and state.belt.shuttles_left == [4] * 4
+    assert_invariants(rules, state)
+
+
 def test_a_vacant_shuttle_space_and_a_new_asteroid_are_targets_a_held_asteroid_is_not(engine):
     # 1: [A, -], 2: A. Astrogo reaches 1 2 3. Targets: 3 (new asteroid); 1 is vacant but already
     # astrogo's, 2 is taken. MIN -> 3 (a broken clause 1 would take 1).
@@ -101,6 +133,36 @@ def test_two_points_follow_the_reach_they_open(engine):
     engine.expand_company_belt(rules, state, seat, [A], 2, lowest=True)
     assert held(state, 2) == [A] and held(state, 3) == [A] and state.belt.shuttles_left[A] == 3
     assert state.seats[seat].luna.outposts_placed == 2
+
+
+@pytest.mark.parametrize(("pieces", "company", "lowest", "target"), [
+    # 1: [A, T]: tawac reaches 6 7 (station), 8 (next to 7) and 1 2 (its outpost on the first target).
+    # Targets 2 6 8 (1 and 7 are tawac's): MIN -> 2 (a reach that skipped target 1 would give 6).
+    ({1: [A, T], 7: [T], 11: [S], 17: [M]}, T, True, 2),
+    # 19: [M, -]: minerva reaches 16 17 (station), 18 (next to 17) and 19 20 (its outpost on 19).
+    # Targets 16 18 20 (17 and 19 are minerva's): MAX -> 20 (a reach that skipped 19 would give 18).
+    ({**SETUP, 19: [M]}, M, False, 20),
+])
+def test_reach_includes_the_neighbours_of_a_piece_at_either_end_of_the_belt(pieces, company, lowest, target, engine):
+    rules, state, seat = _game(pieces)
+    engine.expand_company_belt(rules, state, seat, [company], 1, lowest=lowest)
+    assert held(state, target) == [company] and state.belt.shuttles_left[company] == 3
+    assert_invariants(rules, state)
+
+
+def test_with_no_outpost_left_a_shuttle_is_still_placed(engine):
+    # Astrogo's 15 outposts are all out (station [5, 5, 5]): 1: [A, A], 5: [A, A], 7: [T, A, A],
+    # 9: [A, A], 13: [A, A, A], 15: [A, A], 19: [A, A]; its 4 shuttles are home; 2: T. Astrogo reaches
+    # 1 2 (station), its asteroids (all full) and their neighbours 4 6 8 10 12 14 16 18 20, all vacant
+    # shuttle spaces (3, 11 and 17 are out of reach). No outpost, but shuttles: MIN -> a shuttle on 4.
+    pieces = {1: [A, A], 2: [T], 5: [A, A], 7: [T, A, A], 9: [A, A], 11: [S], 13: [A, A, A], 15: [A, A],
+              17: [M], 19: [A, A]}
+    rules, state, seat = _game(pieces)
+    assert state.station_vacant[A] == [5, 5, 5] and state.belt.shuttles_left[A] == 4
+    engine.expand_company_belt(rules, state, seat, [A], 1, lowest=True)
+    assert held(state, 4) == [A] and state.belt.shuttles_left[A] == 3 and state.station_vacant[A] == [5, 5, 5]
+    assert state.seats[seat].luna.outposts_placed == 1
+    assert_invariants(rules, state)
 
 
 @pytest.mark.parametrize(("shuttles", "target"), [(True, 2), (False, 13)])
@@ -181,6 +243,23 @@ def test_a_scripted_players_ousted_piece_is_counted(engine):
     assert state.seats[0].player.outposts_ousted_by_luna == 1 and state.belt.placer[2] == [seat]
 
 
+def test_two_ousts_in_one_expansion_are_both_counted(engine):
+    # 1: [A, A], 2: T, 3: [T, T, T], tawac's shuttle on 2 and its outpost on 3's first space placed by
+    # the scripted seat 0. Astrogo, 2 points MIN: it reaches 1 2, both full, the only rival tawac: its
+    # shuttle on 2 back to its column, astrogo's shuttle there; 2 adds 3, full: tawac's lowest outpost
+    # on 3 goes home ([4, 0, 0] -> [3, 0, 0]), astrogo's outpost takes its space. Two ousts of seat 0's.
+    rules, state, seat = _game({1: [A, A], 2: [T], 3: [T, T, T], 7: [T], 11: [S], 17: [M]},
+                               seats="scripted:passive,luna:2")
+    state.belt.placer[2][0] = state.belt.placer[3][0] = 0
+    assert state.station_vacant[T] == [4, 0, 0]
+    engine.expand_company_belt(rules, state, seat, [A], 2, lowest=True)
+    assert held(state, 2) == [A] and held(state, 3) == [A, T, T]
+    assert state.station_vacant[T] == [3, 0, 0] and state.belt.shuttles_left[T] == 4
+    assert (state.seats[seat].luna.ousted, state.seats[0].player.outposts_ousted_by_luna) == (2, 2)
+    assert state.seats[seat].luna.outposts_placed == 2
+    assert_invariants(rules, state)
+
+
 def test_a_company_with_nothing_to_place_forfeits(engine):
     # Vacant spaces within reach (2, 3) but astrogo has neither outposts nor shuttles left (station
     # [5, 5, 5], its 4 shuttles on 14 16 18 20): nothing happens.
@@ -201,6 +280,32 @@ def test_less_valuable_company_expands_first(engine):
     rules, state, seat = _game({**SETUP, 4: [A], 5: [A, A], 8: [S]})
     engine.expand_company_belt(rules, state, seat, [A, T], 1, lowest=False)
     assert held(state, 6) == [T] and held(state, 3) == [A] and held(state, 7) == [T]
+
+
+def test_less_valuable_first_is_by_value_not_by_company_order(engine):
+    # Astrogo 5: [A, -] (1 outpost out, [1, 0, 0]: 0 coins) reaches 1 2 (station) and 4 5 6; tawac
+    # 7: [T, T, -] ([2, 0, 0]: 1 coin) reaches 6 7 8, with 8: S. Astrogo, the less valuable though
+    # listed first by company, goes first, MAX: 6. Tawac then finds only its own asteroid: 7. (Tawac
+    # first would take 6 and leave astrogo 4.)
+    rules, state, seat = _game({5: [A], 7: [T, T], 8: [S], 11: [S], 17: [M]})
+    assert engine.companies_by_value(rules, state)[:2] == [T, A]
+    engine.expand_company_belt(rules, state, seat, [A, T], 1, lowest=False)
+    assert held(state, 6) == [A] and held(state, 7) == [T, T, T] and held(state, 4) == []
+
+
+def test_a_company_that_forfeits_does_not_stop_the_next(engine):
+    # Astrogo 1: [A, A] ([2, 0, 0]: 1 coin), its 4 shuttles on 14 16 18 20 (none left); 13: [S, S, S],
+    # 15: [M, M], 17: [M, M, M], 19: [M, M]. Astrogo reaches 1 2 and 13-20: the only vacant space is
+    # shuttle space 2, and it has no shuttle: its point is forfeited. Skymine (11, 13: [4, 0, 0]: 3
+    # coins) goes next and still expands, MIN: reaching 10-14, the shuttle space 10.
+    pieces = {1: [A, A], 7: [T], 11: [S], 13: [S, S, S], 14: [A], 15: [M, M], 16: [A], 17: [M, M, M],
+              18: [A], 19: [M, M], 20: [A]}
+    rules, state, seat = _game(pieces)
+    assert engine.companies_by_value(rules, state).index(A) > engine.companies_by_value(rules, state).index(S)
+    engine.expand_company_belt(rules, state, seat, [A, S], 1, lowest=True)
+    assert held(state, 2) == [] and held(state, 10) == [S] and state.belt.shuttles_left[S] == 3
+    assert state.seats[seat].luna.outposts_placed == 1
+    assert_invariants(rules, state)
 
 
 def test_scripted_player_takes_the_lowest_reachable_vacant_target_and_its_reward(engine):

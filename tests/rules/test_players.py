@@ -341,6 +341,21 @@ def test_card_another_player_took_is_not_lost_to_luna(engine):
     assert first.player.cards_lost == 0 and second.player.cards_lost == 0
 
 
+def test_two_cards_lost_to_luna_are_both_counted(engine):
+    # Two buy actions aim at #11 (space 9) and #3 (space 3); Luna's I-12 from B takes both. Cash 10.
+    # First buy: #11 lost -> the next best affordable, space 5 (#7, price 5): cash 5. Second: #3 lost
+    # -> space 10 (#5, price 1): cash 4. Two lost cards.
+    rules, state, _ = _display_game()
+    player, holder = state.seats[0].player, state.seats[0]
+    engine.gain_card(rules, state, 1, _luna_action(rules, "I-12", "gain_card"), slot("B"))
+    assert state.seats[1].cards == [2, 10]
+    holder.cash = 10
+    engine.player_buy(rules, state, 0, 10)
+    engine.player_buy(rules, state, 0, 2)
+    assert holder.cards == [6, 4] and holder.cash == 4
+    assert player.cards_lost == 2
+
+
 def test_unaffordable_aimed_card_falls_back_without_a_loss(engine):
     # aimed #11 (space 9, price 3) with cash 2: next in rank space 5 (#7, price 5) is too dear,
     # space 3 (#3, price 2) is bought
@@ -455,6 +470,34 @@ def test_plan_lost_to_luna_counts_even_when_she_discarded_the_refill_too(engine)
     assert state.luna_discarded[0][0] == {1, 2} and state.plan_generation[0][0] == 3
     engine.player_research_action(rules, state, 0, 3, aim)
     assert (player.plans_lost, player.plans_taken, player.research) == (1, 1, 2)
+
+
+@pytest.mark.parametrize(("aimed", "expected"), [(2, (0, 2, 1)), (4, (1, 0, 1))])
+def test_each_research_action_aims_at_a_plan_no_earlier_one_aims_at(aimed, expected, engine):
+    # Rows A, B, C hold 4 plans each (generation 1). Earlier research actions aim at row A's first 2
+    # (or all 4) spaces: the next aims at row A space 3 (or row B space 1), never at a plan aimed at.
+    rules, state, _ = _game()
+    player = state.seats[0].player
+    player.plan, player.aims = [3] * aimed, [(0, space, 1) for space in range(aimed)]
+    assert engine.choose_aim(rules, state, player, "research") == expected
+
+
+def test_two_plans_lost_to_luna_are_both_counted(engine):
+    # Two research actions aim at row A spaces 1 and 2; Luna's I-9 discards both (from A: cell "AE",
+    # from B: cell "B"), each refilled. Each action: its plan lost (2 - 1 = 1 step), the refill taken.
+    rules, state, _ = _game()
+    player = state.seats[0].player
+    first = engine.choose_aim(rules, state, player, "research")
+    player.plan, player.aims = [3], [first]
+    second = engine.choose_aim(rules, state, player, "research")
+    assert (first, second) == ((0, 0, 1), (0, 1, 1))
+    discard = _luna_action(rules, "I-9", "discard_research_plan", 1)
+    engine.discard_research_plan(rules, state, 1, discard, slot("A"))
+    engine.discard_research_plan(rules, state, 1, discard, slot("B"))
+    assert state.luna_discarded[0] == [{1}, {1}, set(), set()]
+    engine.player_research_action(rules, state, 0, 2, first)
+    engine.player_research_action(rules, state, 0, 2, second)
+    assert (player.plans_lost, player.plans_taken, player.research) == (2, 2, 2)
 
 
 # ---------------------------------------------------------------- expand, and Luna ousting it
@@ -679,6 +722,26 @@ def test_player_turn_uses_the_rounds_strength(engine):
     assert player.passed and player.bonus_markers_placed == 1
 
 
+def test_player_turn_carries_out_helium_research_and_the_aimed_buy(engine):
+    # Round 1, strength 1: 4 steps an action. Plan helium, research (aim row A space 1), buy_card (aim
+    # #11 on space 9, price 3); since the aim, #23 (index 22, price 2) on space 1 ranks best.
+    rules, state, _ = _display_game()
+    state.action_deck.remove(22)
+    state.action_deck.append(state.display[0])
+    state.display[0] = 22
+    player, holder = state.seats[0].player, state.seats[0]
+    state.round = 1
+    player.plan, player.next_action, player.passed = [2, 3, 4], 0, False
+    player.aims = [(NO, -1, 0), (0, 0, 1), (10, -1, 0)]
+    engine.player_turn(rules, state, 0)  # helium 0 -> 4
+    assert (player.helium, player.research, player.bonus_markers_placed) == (4, 0, 0)
+    engine.player_turn(rules, state, 0)  # research: the plan taken, upload 0 -> 4 (slot E ON)
+    assert (player.research, player.plans_taken, player.slot_on[4]) == (4, 1, True)
+    engine.player_turn(rules, state, 0)  # buy_card: the aimed #11, not the best-ranked #23: cash 5 - 3
+    assert holder.cards == [10] and holder.cash == 2 and state.display[0] == 22
+    assert player.passed and player.bonus_markers_placed == 0
+
+
 def test_round_totals_floor_strength_plus_cards_bought_in_earlier_rounds(engine):
     rules, state, rngs = _game("scripted:balanced@1.25,luna:2")
     player = state.seats[0].player
@@ -705,6 +768,25 @@ def test_round_totals_floor_strength_plus_cards_bought_in_earlier_rounds(engine)
     state.round = 4
     engine.plan_player(rules, state, 0, stream)
     assert player.totals == [3, 3, 3, 8, 2]
+
+
+def test_resources_of_two_cards_bought_in_one_round_add_up(engine):
+    # Round 1 it buys #5 (index 4: minerals 3, scientists 1; price 1) and #1 (index 0: minerals 2;
+    # price 3): pending [0, 0, 0, 5, 1]. Round 2 (balanced: 2 2 2 2 and 1 scientist): [2, 2, 2, 7, 2].
+    rules, state, rngs = _game()
+    player, holder = state.seats[0].player, state.seats[0]
+    state.round = 1
+    engine.plan_player(rules, state, 0, rngs[0])
+    assert player.totals == [1, 1, 1, 1, 0]
+    _swap_onto_display(state, 4, 0)
+    _swap_onto_display(state, 0, 1)
+    engine.player_buy(rules, state, 0, 4)
+    engine.player_buy(rules, state, 0, 0)
+    assert holder.cards == [4, 0] and holder.cash == 1
+    assert player.pending_resources == [0, 0, 0, 5, 1] and player.totals == [1, 1, 1, 1, 0]
+    state.round = 2
+    engine.plan_player(rules, state, 0, rngs[0])
+    assert player.totals == [2, 2, 2, 7, 2] and player.card_resources == [0, 0, 0, 5, 1]
 
 
 def _swap_onto_display(state, card_index: int, space: int) -> None:
