@@ -319,9 +319,9 @@ class GameData:
     def source_of(self, field: str) -> str:
         """The file a dotted field (``"moon.research.row_deck"``) was read from, for error messages: the
         overlay when it sets the field or anything inside it, else the shipped file that holds it."""
+        luna, moon, players, belt, *overlays = self.sources
         if field in self.overlay_fields:
-            return self.sources[-1]
-        luna, moon, players, belt = self.sources[:4]
+            return overlays[0]  # the overlay read with the data; labels added later (a tuner's values) follow it
         parts = field.split(".")
         if parts[0] == "players" and len(parts) > 2:
             if parts[1] == "model":
