@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 from sim import campaign as cp
 from sim.cli import main
-from sim.config import ConfigError
+from sim.config import ConfigError, Seat
 from sim.engines import engine_function, listed_function
 from sim.gamedata import DataError, load_game_data
 
@@ -68,6 +69,8 @@ def test_chapter_sp_ranks_ties_and_bonus_markers(rules):
     ("keep", 5, True, cp.KEEP, 0, 5),
     ("keep", 5, False, cp.KEEP, 2, 5),
     ("keep", 0, False, cp.KEEP, 2, 0),
+    ("adjust", 1, True, cp.LOWER, 1, 0),   # the bounds are 0-8: one step from either edge is still on offer
+    ("adjust", 7, False, cp.RAISE, 0, 8),
 ])
 def test_decisions_and_luna_level_sp(rules, policy, level, luna_won, choice, sp, after):
     parsed = cp.parse_policy(policy, 4)
@@ -105,6 +108,7 @@ def test_campaign_ranks_share_ties():
     ("sometimes", 4, "unknown policy"),
     ("toward:1.5", 4, "between 0 and 1"),
     ("toward:x", 4, "must be a number"),
+    ("toward:0.5:1", 4, "must be a number"),  # the policy's name ends at the first colon
     ("levels:5,4", 4, "gives 2 levels for 4 chapters"),
     ("levels:5,9,4,4", 4, "levels must be 0-8"),
     ("levels:5,,4,4", 4, "levels like"),
@@ -150,6 +154,57 @@ def test_campaign_overlay(tmp_path):
         cp.load_campaign_data(bad)
     assert error.value.problems == [f"{bad}: campaign.sp_by_rank: must be non-negative and never rise with the "
                                     "rank, got [1, 2, 3, 4]"]
+
+
+def test_campaign_overlay_without_a_campaign_table(tmp_path, rules):
+    plain = tmp_path / "plain.toml"
+    plain.write_text("# a game-data overlay with no [campaign] table: the shipped campaign rules apply\n")
+    assert cp.load_campaign_data(plain) == rules
+    scalar = tmp_path / "scalar.toml"
+    scalar.write_text("campaign = 3\n")
+    with pytest.raises(DataError) as error:
+        cp.load_campaign_data(scalar)
+    assert error.value.problems == [f"{scalar}: campaign: must be a table"]
+
+
+def test_bounds_of_chapters_and_toward_are_inclusive():
+    assert cp.check_chapters(1) == 1 and cp.check_chapters(cp.MAX_CHAPTERS) == 64
+    with pytest.raises(ConfigError, match="--chapters: must be 1-64, got 65"):
+        cp.check_chapters(65)
+    assert cp.parse_policy("toward:0", 1).target == 0.0 and cp.parse_policy("toward:1", 64).target == 1.0
+
+
+def test_campaign_options_checks(data):
+    assert options(data, campaigns=1).campaigns == 1
+    assert options(data, "levels:5,4,6").policy.levels == (5, 4, 6)
+    with pytest.raises(ConfigError, match=r"'levels:4,4,6' must give 3 levels, the first the start level 5"):
+        options(data, "levels:4,4,6", start=5)
+    with pytest.raises(ConfigError, match=r"'levels:5,4' must give 3 levels, the first the start level 5"):
+        dataclasses.replace(options(data), policy=cp.Policy(kind="levels", levels=(5, 4)))
+    # toward:<p> measures every level in calibration_games games: at least one; other policies ignore it.
+    with pytest.raises(ConfigError, match="--calibration-games: must be at least 1, got 0"):
+        options(data, "toward:0.5", calibration=0)
+    assert options(data, "toward:0.5", calibration=1).calibration_games == 1
+    assert options(data, "adjust", calibration=0).calibration_games == 0
+
+
+def test_start_level_equal_to_the_level_lists_first_is_accepted(data, rules):
+    one, _ = cp.parse_campaign_seats(SEATS, data.players.profiles)
+    assert cp.start_level(rules, one, cp.parse_policy("levels:2,3,3,3", 4), 2) == 2
+
+
+def test_campaign_seats_take_an_overlays_profiles():
+    seats, luna = cp.parse_campaign_seats("scripted:mine@2,luna", ("mine",))
+    assert seats[0] == Seat(kind="scripted", profile="mine", strength=2.0) and luna == 1
+
+
+def test_a_chapters_game_has_luna_at_its_level_and_the_campaigns_options(data):
+    base = options(data, seats="scripted:shares,scripted:tank@2,luna")
+    config = base.config(7)
+    assert config.seats == (*base.seats[:2], Seat(kind="luna", level=7))
+    other = dataclasses.replace(base, rounds=6, start_bonus="none", board="belt").config(2)
+    assert (other.rounds, other.start_bonus, other.board) == (6, "none", "belt")
+    assert other.seats == (*base.seats[:2], Seat(kind="luna", level=2))
 
 
 # ---------------------------------------------------------------- streams and engines
@@ -204,6 +259,76 @@ def test_sp_totals_add_up(data, rules):
     assert (result.sp_bonus[:, :, 1] == 1).all()
     assert (result.sp_total == (result.sp_rank + result.sp_bonus + result.sp_level).sum(axis=1)).all()
     assert np.allclose(result.campaign_won.sum(axis=1), 1.0)
+
+
+def test_adjust_campaigns_follow_the_rules_chapter_by_chapter(data, rules):
+    reported = []
+    result = cp.run_campaigns(data, rules, options(data, "adjust"), progress=reported.append)
+    assert sum(reported) == 8 * 3  # every chapter's game reported once
+    assert result.win_rate is None  # measured for toward:<p> only
+    rank, markers = result.games["rank"], result.games["bonus_markers_placed"]
+    luna_won = rank[:, :, 1] == 1
+    assert luna_won[:, :-1].any() and not luna_won[:, :-1].all()  # both decisions occur
+    # Start level 5, three chapters: the levels stay within 3-7, so every change is on offer. A win lowers
+    # her level (+1 SP for Luna at once), a loss raises it (no SP); nothing after the last chapter.
+    assert (np.diff(result.level, axis=1) == np.where(luna_won[:, :-1], -1, 1)).all()
+    assert (result.choice[:, :-1] == np.where(luna_won[:, :-1], cp.LOWER, cp.RAISE)).all()
+    assert (result.choice[:, -1] == cp.NONE).all()
+    assert (result.sp_level[:, :-1, 1] == luna_won[:, :-1]).all() and (result.sp_level[:, -1] == 0).all()
+    # Two seats: 3 SP for first place, 2 for second. The scripted seat's marker category needs 2 markers
+    # (it placed fewer in some chapters); Luna's is always 1.
+    assert (result.sp_rank == np.where(rank == 1, 3, 2)).all()
+    assert (markers[:, :, 0] < 2).any() and (markers[:, :, 0] >= 2).any()
+    assert (result.sp_bonus[:, :, 0] == (markers[:, :, 0] >= 2)).all() and (result.sp_bonus[:, :, 1] == 1).all()
+    # SP, levels, decisions and game numbers are whole numbers (the output files show 3, not 3.0).
+    for name in ("game", "level", "choice", "sp_rank", "sp_bonus", "sp_level"):
+        assert getattr(result, name).dtype == np.int64, name
+
+
+def test_a_shared_first_place_shares_the_chapter_win(data, rules):
+    seats = "scripted:shares,scripted:tank,luna"
+    result = cp.run_campaigns(data, rules, options(data, seats=seats, seed=8, chapters=4))
+    # Campaign 5, chapter 3 (Luna at level 5): the tank seat and Luna tie for first on 451 points, the
+    # shares seat has 304. Both first places get 3 SP and half the game's win.
+    assert result.games["score_total"][5, 2].tolist() == [304, 451, 451] and result.level[5, 2] == 5
+    assert result.games["rank"][5, 2].tolist() == [3, 1, 1]
+    assert result.games["won"][5, 2].tolist() == [0.0, 0.5, 0.5]
+    assert result.sp_rank[5, 2].tolist() == [1, 3, 3]
+    # A shared first place is Luna's win: adjust lowers her level to 4, and she gets +1 SP at once.
+    assert result.choice[5, 2] == cp.LOWER and result.level[5, 3] == 4 and result.sp_level[5, 2].tolist() == [0, 0, 1]
+
+
+def test_a_level_list_is_played_as_listed(data, rules):
+    result = cp.run_campaigns(data, rules, options(data, "levels:5,4,6", seats="scripted:shares,scripted:tank,luna"))
+    assert (result.level == [5, 4, 6]).all()
+    assert (result.choice == [cp.LOWER, cp.JUMP, cp.NONE]).all()
+    luna_won = result.games["rank"][:, 0, 2] == 1
+    assert luna_won.any() and not luna_won.all()
+    # Lowered after a win: +1; lowered after a loss, a jump of two, the last chapter: nothing.
+    assert (result.sp_level[:, 0, 2] == luna_won).all() and (result.sp_level[:, 1:] == 0).all()
+
+
+def test_toward_measures_each_level_and_takes_only_changes_toward_p(data, rules):
+    seats = "scripted:shares,scripted:tank,luna"
+    result = cp.run_campaigns(data, rules, options(data, "toward:0.5", seats=seats, start=4, calibration=30))
+    # A level's rate: Luna's share of first places in games 0-29 at that level, under the calibration seed,
+    # which is neither the run seed, nor the campaigns' seed, nor another run seed's.
+    assert len({5, cp.campaign_seed(5), cp.calibration_seed(5), cp.calibration_seed(6)}) == 4
+    play = listed_function("reference")
+    measured = []
+    for level in range(9):
+        chunk = play(data, options(data, seats=seats).config(level), cp.calibration_seed(5), np.arange(30), False)
+        measured.append(float(np.mean(chunk.seats["rank"].reshape(30, 3)[:, 2] == 1)))
+    assert result.win_rate == tuple(measured)
+    # The change on offer is taken only when |w(offered) - 0.5| < |w(level) - 0.5|.
+    w = result.win_rate
+    levels, choices = result.level[:, :-1].ravel(), result.choice[:, :-1].ravel()
+    luna_ranks = result.games["rank"][:, :-1, 2].ravel()
+    for level, choice, luna_rank in zip(levels, choices, luna_ranks, strict=True):
+        offered = level - 1 if luna_rank == 1 else level + 1
+        take = offered in range(9) and abs(w[offered] - 0.5) < abs(w[level] - 0.5)
+        assert choice == ((cp.LOWER if luna_rank == 1 else cp.RAISE) if take else cp.KEEP)
+    assert {cp.KEEP} < set(result.choice[:, :-1].ravel().tolist())  # keeps and changes both occur
 
 
 @pytest.mark.parametrize("policy", ["adjust", "toward:0.5", "levels:4,4,8"])
