@@ -5,14 +5,14 @@ points (SP): by its rank in the chapter's game (``sp_by_rank``; ranks already sh
 tie) plus the bonus-marker category (a scripted seat that placed at least ``bonus_marker_min`` bonus
 markers; Luna always, a rulebook fact). Then, if there is a next chapter, the people decide Luna's level:
 
-* Luna **won** (her rank is 1, a shared first place included): lower her level by 1 (Luna gets
-  ``lowered_sp`` at once) or keep it;
+* Luna **won** (her rank is 1): lower her level by 1 (Luna gets ``lowered_sp`` at once) or keep it;
 * Luna **did not win**: raise her level by 1, or keep it (Luna gets ``kept_after_loss_sp`` at once).
 
-Decisions of this project where the rulebook is silent: a change that would leave the levels 0-8 is not on
-offer, so the people keep the level (after a loss at level 8 that is a keep, worth its +2 SP to Luna);
-after the last chapter there is no next chapter, hence no decision and no level SP; the campaign is won by
-the highest SP total, a k-way tie sharing the win (1/k each), like a game's ``won``.
+Decisions of this project where the rulebook is silent: a shared first place is Luna's win (for the decision
+and for ``toward``'s measured rates, though a game's ``won`` column gives her 1/k of it); a change that would
+leave the levels 0-8 is not on offer, so the people keep the level (after a loss at level 8 that is a keep,
+worth its +2 SP to Luna); after the last chapter there is no next chapter, hence no decision and no level SP;
+the campaign is won by the highest SP total, a k-way tie sharing the win (1/k each), like a game's ``won``.
 
 Policies (the people's choice): ``adjust`` always takes the offered change; ``keep`` never does;
 ``toward:<p>`` takes it only when it moves Luna's *measured* win rate toward ``p``, where the measured win
