@@ -467,6 +467,17 @@ def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_d
     return GameData(luna=luna, moon=moon, players=players, belt=belt, sources=tuple(sources))
 
 
+def starting_token_shortfall(data: GameData, start_bonus: str, seats: int) -> str:
+    """The problem with ``start_bonus = "random"`` drawing one starting token for each of ``seats`` seats from
+    fewer tokens (both engines refuse such a game with this line), or ``""``."""
+    tokens = data.moon.starting_tokens.tokens
+    if start_bonus != "random" or len(tokens) >= seats:
+        return ""
+    field = "moon.starting_tokens.tokens"
+    return (f"start_bonus 'random' draws one starting token per seat: {seats} seats, {len(tokens)} tokens in "
+            f"{field} (in {data.source_of(field)})")
+
+
 def _dotted_paths(table: Mapping[str, Any], prefix: str = "") -> list[str]:
     """Every key of a nested TOML table as a dotted path, tables included (lists are leaves)."""
     paths = []

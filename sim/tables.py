@@ -78,6 +78,7 @@ from sim.gamedata import (
     GainHelium,
     GameData,
     PlaceBonusMarker,
+    starting_token_shortfall,
 )
 
 OP_GAIN_COIN = 0
@@ -379,7 +380,7 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     problems = [f"seat {seat.label}: unknown scripted profile" for seat in seats
                 if seat.kind == "scripted" and seat.profile not in profiles]
 
-    def named(field: str) -> str:  # a data field in a problem that a setting shares (a strength, start_bonus)
+    def named(field: str) -> str:  # a data field in a product with a seat's strength (a setting)
         return f"{field} (in {data.source_of(field)})"
 
     for seat in seats:
@@ -401,10 +402,9 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
             _capacity(problems, f"seat {seat.label}: action strength x "
                       f"{named('players.model.expand_outposts_per_step')}",
                       steps * model.expand_outposts_per_step, MAX_STRENGTH_PRODUCT)
-    if config.start_bonus == "random" and len(tokens) < len(seats):
-        # the reference would fail drawing from the empty pool
-        problems.append(f"start_bonus 'random' draws one starting token per seat: {len(seats)} seats, "
-                        f"{len(tokens)} tokens in {named('moon.starting_tokens.tokens')}")
+    shortfall = starting_token_shortfall(data, config.start_bonus, len(seats))
+    if shortfall:
+        problems.append(shortfall)
     _capacity(problems, "seats", len(seats), MAX_SEATS)
     _capacity(problems, "rounds", config.rounds, MAX_ROUNDS)
     for field, what, used, capacity in [

@@ -296,5 +296,5 @@ def test_fewer_starting_tokens_than_seats_is_one_line_with_either_engine(tmp_pat
         assert main(["simulate", "--seats", "luna:1,luna:2", "--games", "2", "--engine", engine, "--quiet",
                      "--overlay", str(overlay), "--out", str(tmp_path / "run")]) == 2
         assert capsys.readouterr().err == ("luna-balance: start_bonus 'random' draws one starting token per seat: "
-                                           "2 seats, 1 tokens\n")
+                                           f"2 seats, 1 tokens in moon.starting_tokens.tokens (in {overlay})\n")
     assert sorted(path.name for path in tmp_path.iterdir()) == ["few_tokens.toml"]

@@ -110,9 +110,8 @@ def setup_game(rules: Rules, seed: int, game: int) -> tuple[GameState, list[Stre
                 profile=profile, strength=seat.strength, markers_in_reserve=rules.player_markers, slot_on=slot_on)))
 
     if config.start_bonus == "random":
-        if len(rules.tokens) < len(config.seats):  # the pool would run dry: one line, not an IndexError
-            raise ValueError(f"start_bonus 'random' draws one starting token per seat: {len(config.seats)} seats, "
-                             f"{len(rules.tokens)} tokens")
+        if rules.token_shortfall:  # the pool would run dry: one line, not an IndexError
+            raise ValueError(rules.token_shortfall)
         pool = list(range(len(rules.tokens)))
         for seat_index in range(len(config.seats)):
             pick = board_rng.below(len(pool))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from sim.beltdata import BeltData
 from sim.config import GameConfig
 from sim.constants import COMPANIES, MAJORITY_TYPES, N_RESOURCE_TYPES, N_SLOTS, RESEARCH_ROW_SPACES, RESEARCH_ROWS
-from sim.gamedata import GameData, Profile
+from sim.gamedata import GameData, Profile, starting_token_shortfall
 
 NO_CARD = -1
 NO_COMPANY = -1
@@ -166,6 +166,7 @@ class Rules:
                            for card in self.action_cards]
         self.research = moon.research
         self.tokens = moon.starting_tokens.tokens
+        self.token_shortfall = starting_token_shortfall(data, config.start_bonus, len(config.seats))  # "" if none
         self.card_resources = [[getattr(card, name) for name in MAJORITY_TYPES] for card in self.action_cards]
         self.player_model = data.players.model
         self.profiles = [data.players.profiles[seat.profile] if seat.kind == "scripted" else None
