@@ -256,6 +256,14 @@ class LunaRules(_Strict):
         return {switch: chosen.get(switch, getattr(self, switch)) for switch in RULE_SWITCHES}
 
 
+def _level_order(name: str) -> tuple[int, int, str]:
+    """Level names in numeric order, a name that is no number after them (for the message that refuses it)."""
+    try:
+        return (0, int(name), name)
+    except ValueError:
+        return (1, 0, name)
+
+
 class LunaData(_Strict):
     board: LunaBoard
     final_scoring: FinalScoring
@@ -265,8 +273,8 @@ class LunaData(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> LunaData:
-        if sorted(self.levels, key=int) != list(LEVEL_KEYS):
-            raise ValueError(f"levels must be exactly 0-8, got {sorted(self.levels, key=int)}")
+        if set(self.levels) != set(LEVEL_KEYS):
+            raise ValueError(f"levels must be exactly 0-8, got {sorted(self.levels, key=_level_order)}")
         ids = [card.id for card in self.cards]
         if len(set(ids)) != len(ids):
             raise ValueError("card ids must be unique")
@@ -279,6 +287,10 @@ class LunaData(_Strict):
                 raise ValueError(f"board.{track}_switch_at: {at} is off the {track} track (1-{end})")
         if len(set(board.initial_slots)) != len(board.initial_slots):
             raise ValueError(f"board.initial_slots: a slot appears twice in {board.initial_slots}")
+        if {"A", "E"} & set(board.initial_slots):
+            # only the tank and upload switches turn A and E ON, and the levels without switches never do
+            raise ValueError(f"board.initial_slots: A and E start OFF (the tank and upload switches turn them ON), "
+                             f"got {board.initial_slots}")
         for track, table, end in (("helium_tank", self.final_scoring.helium_tank, board.tank_max),
                                   ("research_track", self.final_scoring.research_track, board.research_max)):
             if any(not 0 <= position <= end for position, _ in table):
