@@ -5,10 +5,11 @@ on the opcode), and which handler comes next, how many companies a row chooses, 
 is the card's: known the moment the card is, but not to the branch predictor, which sees only the path of
 branches taken so far. After a jump whose target is the card's own, that path names the card, and the
 predictor learns each card's sequence: :func:`mark_branch_history` is that jump. It costs one jump the
-predictor mostly misses (the card is the game's chance) against several it then gets right: 4-7 % less
-time per game at levels 0-8 (issue 9; 1 thread, 200,000 games, three times alternating with the code
-before). Marking other values was slower (a majority card before its reveal, the decider of her early
-discard, the chosen company before its track steps): there a mark costs more misses than it saves.
+predictor mostly misses (the card is the game's chance) against several it then gets right: 4-7 % less time
+per game at levels 0-8 (issue 9; 1 thread, 200,000 games, three times alternating with the code before, on an
+AMD EPYC host; on the Intel Xeon host of a later round it made no difference either way). Marking other values
+was slower (a majority card before its reveal, the decider of her early discard, the chosen company before its
+track steps): there a mark costs more misses than it saves.
 
 What. Inline assembly: a table of ``TARGETS`` relative offsets, an indirect jump to entry ``value mod
 TARGETS``, and at each entry a jump to the end. It reads only ``value`` and two scratch registers and
