@@ -437,12 +437,11 @@ def test_rule_reading(tmp_path, reading):
     check(data, config("scripted:tank,luna:3", board="belt"), games=100)
 
 
-
 @pytest.mark.parametrize("detail", [False, True])
 def test_output_rows_are_padded_to_whole_cache_lines_regression_issue_9_scaling(data, detail):
     """Each integer column is a row of one 2-D array whose length in memory is a multiple of 64 bytes, and the
     column a caller gets holds exactly its own rows: with unpadded rows (97,541 games, Luna alone's default
-    chunk) the 2-thread kernel ran 8-10 % slower (``sim.fast.kernel.ROW_ALIGN``)."""
+    chunk) the 2-thread kernel ran 6-10 % slower (``sim.fast.kernel.ROW_ALIGN``)."""
     run = config("scripted:balanced,luna:4")
     count = 13  # 26 seat rows and 91 round rows: neither a multiple of 8
     chunk = play_chunk_numba(data, run, SEED, 5, count, detail)

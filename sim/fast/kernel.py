@@ -299,10 +299,10 @@ def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: 
 
 
 # The output columns are the rows of one 2-D array each (integer columns, round columns), every row padded to
-# a whole number of ROW_ALIGN values: a row length of 64 bytes' multiple. With the rows of a 97,541-game chunk
-# (Luna alone, the default chunk) side by side unpadded, the 2-thread kernel played 8-10 % fewer games a second
+# a whole number of ROW_ALIGN values, so that its length in memory is a multiple of 64 bytes. With the rows of a
+# 97,541-game chunk (Luna alone's default chunk) unpadded, the 2-thread kernel played 6-10 % fewer games a second
 # at level 0 than with the same rows padded to 97,544 (1.70-1.74x the 1-thread kernel against 1.90-1.91x; the
-# data's start address, 0, 16 or 40 bytes past a cache line, made no difference; issue 9).
+# data's start address, 0, 16 or 40 bytes past a cache line, made no difference; issue 9, on an Intel host).
 ROW_ALIGN = 8
 
 
