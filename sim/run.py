@@ -110,9 +110,6 @@ DISK_INT = pa.int32()
 WIDE_COLUMNS = frozenset({"game"})
 
 
-_INT32 = np.iinfo(np.int32)
-
-
 class Int32Scratch:
     """One int32 buffer the integer columns of a table are narrowed into, reused from chunk to chunk.
 
@@ -147,12 +144,11 @@ def _disk_array(name: str, values: np.ndarray, scratch: Int32Scratch | None = No
     ``scratch`` when given)."""
     if values.dtype.kind not in "iu" or name in WIDE_COLUMNS:
         return arrow.numeric(values)
-    if values.size and (values.min() < _INT32.min or values.max() > _INT32.max):
+    from sim.fast.narrow import narrow_to_int32  # here: sim.run loads no numba until a run needs it
+
+    narrow = np.empty(values.size, np.int32) if scratch is None else scratch.take(values.size)
+    if not narrow_to_int32(values, narrow):
         raise OverflowError(f"{name}: a value beyond the int32 range of the output files")
-    if scratch is None:
-        return arrow.numeric(values.astype(np.int32))
-    narrow = scratch.take(values.size)
-    np.copyto(narrow, values, casting="unsafe")  # in range: checked above
     return arrow.numeric(narrow)
 
 

@@ -36,7 +36,8 @@ Modules, mirroring the reference engine's parts:
   then not even compiled);
 * ``claim``: the atomic counter the parallel drivers' threads claim blocks of games from;
 * ``counts``: not the engine's: the value counts with which ``--aggregate-only`` and a study reduce each
-  chunk on the writer thread;
+  chunk on the writer thread; ``narrow``: not the engine's either: the writer's int64-to-int32 copy of each
+  output column, checked in the same pass;
 * ``kernel``: ``play_chunk_numba`` (Python: validate, build tables, allocate columns) -> ``_play_games``
   or ``_play_games_parallel`` (the everyday engine: the Moon under the shipped rule readings),
   ``_play_games_general`` (the Belt or other readings) or, with the checks, ``_play_games_checked``
