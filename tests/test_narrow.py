@@ -31,7 +31,7 @@ def test_one_value_beyond_int32_anywhere_is_refused(size, misfit, where):
     assert not narrow_to_int32(values, np.empty(size, np.int32))
 
 
-def test_a_long_column_takes_the_compiled_pass_strided_or_not(monkeypatch):
+def test_a_long_column_even_strided_takes_the_compiled_pass_and_a_short_one_numpys(monkeypatch):
     from sim.fast import narrow
 
     calls = []
