@@ -94,7 +94,7 @@ def play(mode: str, level: int, games: int, map_path: Path) -> float:
     data, config = load_game_data(), GameConfig(seats=parse_seats(f"luna:{level}"))
     ids = np.arange(games, dtype=np.int64) if mode == "distinct" else replayed_game_ids(games)
     play_games_numba(data, config, SEED, ids[:10], False)  # compiles or loads the driver outside the timing
-    map_path.write_text("".join(f"{address:x} {name}\n" for address, name in jitted_functions(driver_for(games))))
+    map_path.write_text("".join(f"{address:x} {name}\n" for address, name in jitted_functions(driver_for())))
     started = time.perf_counter()
     for first, count in chunk_bounds(games, default_chunk_size(config, False)):
         play_games_numba(data, config, SEED, ids[first:first + count], False)

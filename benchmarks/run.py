@@ -4,7 +4,7 @@ Everything runs in child processes that share one numba cache folder, empty at t
 ``NUMBA_CACHE_DIR``, unless ``--cache-dir`` names one), in the order a user meets it:
 
 1. **cold start**: ``luna-balance simulate`` of a few games, the first command a user types; the engine
-   compiles (the small run compiles the serial driver, as a first test run or notebook cell would);
+   compiles (from a small run, as a first test run or notebook cell would);
 2. **warm start**: the same command again, now loaded from the cache, the median of ``WARM_STARTS`` runs
    (one run of a second is at the mercy of a passing load); both are wall seconds from process start to
    exit; another process times its imports and its first engine call (``engine load``) apart;
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 1
-START_GAMES = 100  # the first command's size: small, so it compiles the serial driver first
+START_GAMES = 100  # the first command's size: small, as a user's first try
 WARM_STARTS = 3
 # Games of the replayed column, each played over and over in turn: replayed alone, game 0 of luna:8 took 1.34 us
 # and game 7 1.74 us (one thread, 100,000 replays each), so one game says more about that game than about the engine.

@@ -128,7 +128,7 @@ def _announced(data: GameData, config: GameConfig, count: int, check_invariants:
 
     if _compile_notice["said"] or not _compile_notice["enabled"]:
         return play()
-    if is_compiled(driver_for(count, check_invariants, needs_general_engine(data, config))):
+    if is_compiled(driver_for(check_invariants, needs_general_engine(data, config))):
         return play()
     if _numba_problems(data, config):
         return play()  # it refuses the data before anything compiles: no notice of a compile that never comes

@@ -1,5 +1,5 @@
 """The numba engine's on-disk cache: one folder per version of the kernels' sources, the user's
-``NUMBA_CACHE_DIR`` respected, and the parallel driver never loading the serial driver's code."""
+``NUMBA_CACHE_DIR`` respected, and one everyday driver, parallel, whatever size of run compiles it first."""
 
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ def test_a_user_numba_cache_dir_is_respected(tmp_path):
     assert list(folder.rglob("rng.mix64-*.nbi")), "the kernel was not cached in the user's folder"
 
 
-# ---------------------------------------------------------------- serial and parallel drivers (issue 9)
+# ---------------------------------------------------------------- one everyday driver, parallel (issue 9)
 
 _DRIVERS = """
 import json, numba
@@ -106,38 +106,33 @@ from sim.fast import kernel, play_chunk_numba
 from sim.gamedata import load_game_data
 
 play_chunk_numba(load_game_data(), GameConfig(seats=parse_seats("luna:3")), 1, 0, {games}, False)
-
-
-def described(dispatcher):
-    if not dispatcher.overloads:
-        return None
-    (compiled,) = dispatcher.overloads.values()
-    # The parallel backend's scheduler, which only code compiled with parallel=True calls. A library
-    # loaded from the cache keeps the names it links against in its linking module.
-    functions = {{function.name for function in compiled.library._shared_module.functions}}
-    return {{"scheduler": sorted(functions & {{"allocate_sched", "do_scheduling_signed", "do_scheduling_unsigned"}}),
-             "loaded": sum(dispatcher.stats.cache_hits.values()),
-             "compiled": sum(dispatcher.stats.cache_misses.values())}}
-
-
-print(json.dumps({{"threads": numba.get_num_threads(), "serial": described(kernel._play_games),
-                  "parallel": described(kernel._play_games_parallel)}}))
+# every driver the kernel module has (each named _play_games...)
+drivers = sorted(name for name in dir(kernel) if name.startswith("_play_games"))
+(compiled,) = kernel._play_games_parallel.overloads.values()
+# The parallel backend's scheduler, which only code compiled with parallel=True calls. A library loaded from the
+# cache keeps the names it links against in its linking module.
+functions = {{function.name for function in compiled.library._shared_module.functions}}
+scheduler = {{"allocate_sched", "do_scheduling_signed", "do_scheduling_unsigned"}}
+stats = kernel._play_games_parallel.stats
+print(json.dumps({{"threads": numba.get_num_threads(), "drivers": drivers,
+                  "scheduler": sorted(functions & scheduler),
+                  "loaded": sum(stats.cache_hits.values()), "compiled": sum(stats.cache_misses.values())}}))
 """
 
 
 @pytest.mark.slow
-def test_the_parallel_driver_runs_parallel_code_after_the_serial_one_was_cached(tmp_path):
+def test_a_small_first_run_compiles_the_parallel_driver_that_a_large_run_loads(tmp_path):
+    # Issue 9: a serial driver compiled by a small run was loaded by the parallel one (one cache entry for
+    # both); then a serial twin meant a second compile for the first large run. Now there is one.
     environ = {"NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_NUM_THREADS": "2"}
-    # a small run first, as a user's first try or the test suite would: the serial driver is compiled
-    small = run_python(_DRIVERS.format(games=100), **environ)
-    assert small["threads"] == 2 and small["parallel"] is None
-    assert small["serial"]["compiled"] == 1 and small["serial"]["scheduler"] == []
-    # then a large run, twice: the parallel driver compiles its own code, then loads it from the cache
-    for loaded in (0, 1):
-        large = run_python(_DRIVERS.format(games=1000), **environ)
-        assert large["serial"] is None, "the large run did not take the parallel driver"
-        assert large["parallel"]["loaded"] == loaded and large["parallel"]["compiled"] == 1 - loaded
-        assert large["parallel"]["scheduler"], "the parallel driver runs serial code"
+    small = run_python(_DRIVERS.format(games=100), **environ)  # as a user's first try or the test suite would
+    assert small["threads"] == 2
+    assert small["drivers"] == ["_play_games_checked", "_play_games_general", "_play_games_parallel"]
+    assert small["compiled"] == 1 and small["loaded"] == 0
+    assert small["scheduler"], "the everyday driver runs serial code"
+    large = run_python(_DRIVERS.format(games=1000), **environ)
+    assert large["compiled"] == 0 and large["loaded"] == 1, "the large run compiled the engine again"
+    assert large["scheduler"], "the driver loaded from the cache runs serial code"
 
 
 # ---------------------------------------------------------------- the invariant checks compile apart (issue 9)
@@ -149,11 +144,11 @@ from sim.fast import invariants, kernel, play_chunk_numba
 from sim.fast._jit import is_compiled
 from sim.gamedata import load_game_data
 
-before = is_compiled(kernel.driver_for(100, True))
+before = is_compiled(kernel.driver_for(True))
 play_chunk_numba(load_game_data(), GameConfig(seats=parse_seats("luna:3")), 1, 0, 100, False, {check})
 print(json.dumps({{"checked_on_disk_before": before, "check_state": len(invariants.check_state.signatures),
                   "check_scores": len(invariants.check_scores.signatures),
-                  "serial": len(kernel._play_games.signatures),
+                  "everyday": len(kernel._play_games_parallel.signatures),
                   "checked": len(kernel._play_games_checked.signatures)}}))
 """
 
@@ -162,9 +157,10 @@ print(json.dumps({{"checked_on_disk_before": before, "check_state": len(invarian
 def test_the_everyday_engine_compiles_no_invariant_check(tmp_path):
     environ = {"NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_NUM_THREADS": "2"}
     plain = run_python(_CHECKS.format(check=False), **environ)
-    assert plain == {"checked_on_disk_before": False, "check_state": 0, "check_scores": 0, "serial": 1, "checked": 0}
+    assert plain == {"checked_on_disk_before": False, "check_state": 0, "check_scores": 0, "everyday": 1,
+                     "checked": 0}
     checked = run_python(_CHECKS.format(check=True), **environ)
-    assert checked == {"checked_on_disk_before": False, "check_state": 1, "check_scores": 1, "serial": 0,
+    assert checked == {"checked_on_disk_before": False, "check_state": 1, "check_scores": 1, "everyday": 0,
                        "checked": 1}
     again = run_python(_CHECKS.format(check=True), **environ)  # loaded from the cache, said so beforehand
     assert again["checked_on_disk_before"] is True and again["checked"] == 1
@@ -186,9 +182,9 @@ path = {path!r}
 switch, readings = next(iter(RULE_SWITCHES.items()))
 open(path, "w").write(f'[luna.rules]\\n{{switch}} = "{{readings[1]}}"\\n')
 data = load_game_data(path) if reading else load_game_data()
-before = is_compiled(kernel.driver_for(100, False, True))
+before = is_compiled(kernel.driver_for(False, True))
 play_chunk_numba(data, GameConfig(seats=parse_seats("luna:3"), board=board), 1, 0, 100, False)
-print(json.dumps({{"general_on_disk_before": before, "serial": len(kernel._play_games.signatures),
+print(json.dumps({{"general_on_disk_before": before, "everyday": len(kernel._play_games_parallel.signatures),
                   "general": len(kernel._play_games_general.signatures),
                   "belt": len(belt.expand_company_belt.signatures) + len(belt.setup_belt.signatures),
                   "readings": len(luna.luna_turn_readings.signatures) + len(luna.expand_general.signatures)}}))
@@ -209,12 +205,12 @@ def _general_run(tmp_path: Path, board: str, reading: str, environ: dict) -> dic
 def test_the_everyday_engine_compiles_neither_the_belt_nor_the_readings(tmp_path):
     environ = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_NUM_THREADS": "2"}
     moon = _general_run(tmp_path, "moon", "shipped", environ)
-    assert moon == {"general_on_disk_before": False, "serial": 1, "general": 0, "belt": 0, "readings": 0}
+    assert moon == {"general_on_disk_before": False, "everyday": 1, "general": 0, "belt": 0, "readings": 0}
     belt = _general_run(tmp_path, "belt", "shipped", environ)
     assert belt["general_on_disk_before"] is False and belt["general"] == 1 and belt["belt"] > 0
-    assert belt["serial"] == 0  # a Belt game, even a small one, takes the general driver
+    assert belt["everyday"] == 0  # a Belt game takes the general driver
     reading = _general_run(tmp_path, "moon", "reading", environ)  # the Belt's compile serves the readings too
-    assert reading["general_on_disk_before"] is True and reading["general"] == 1 and reading["serial"] == 0
+    assert reading["general_on_disk_before"] is True and reading["general"] == 1 and reading["everyday"] == 0
 
 
 def test_llvm_is_asked_to_keep_selects_and_inline_more_and_the_x86_option_only_on_x86(monkeypatch):

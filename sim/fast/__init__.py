@@ -38,10 +38,10 @@ Modules, mirroring the reference engine's parts:
 * ``counts``: not the engine's: the value counts with which ``--aggregate-only`` and a study reduce each
   chunk on the writer thread; ``narrow``: not the engine's either: the writer's int64-to-int32 copy of each
   output column, checked in the same pass;
-* ``kernel``: ``play_chunk_numba`` (Python: validate, build tables, allocate columns) -> ``_play_games``
-  or ``_play_games_parallel`` (the everyday engine: the Moon under the shipped rule readings),
+* ``kernel``: ``play_chunk_numba`` (Python: validate, build tables, allocate columns) ->
+  ``_play_games_parallel`` (the everyday engine: the Moon under the shipped rule readings),
   ``_play_games_general`` (the Belt or other readings) or, with the checks, ``_play_games_checked``
-  (the loop over blocks of games; the parallel ones hand blocks to threads as they ask) -> ``_play_block``
+  (the loop over blocks of games, handed to threads as they ask) -> ``_play_block``
   (one state record, games in order, copies each game's rows into the columns) -> ``game.play_game`` ->
   the rules.
 """

@@ -1,6 +1,5 @@
-"""The drivers: a block of games on one state record, the serial, parallel, general and checked loops over
-blocks, and the public :func:`play_chunk_numba` (validate in Python, then a jitted kernel fills preallocated
-arrays).
+"""The drivers: a block of games on one state record, the everyday, general and checked loops over blocks,
+and the public :func:`play_chunk_numba` (validate in Python, then a jitted kernel fills preallocated arrays).
 
 Where a game's time goes (perf samples of the jitted code with a perf map of every jitted function, 1
 thread, ``luna:8``, issue 9): the opcode loop ``card_ops`` with what is inlined into it (track steps,
@@ -151,22 +150,16 @@ def _play_claimed_blocks(counter, tables, seed, games, detail, check, general, o
         block = claim_next(counter)
 
 
-# The drivers are four Python functions on purpose: numba keys its on-disk cache by function (file, name,
+# The drivers are three Python functions on purpose: numba keys its on-disk cache by function (file, name,
 # line) and argument types, not by options, so one function jitted twice would share one cache entry and
 # whichever variant compiled first would be loaded for both (issue 9). Each driver is called with one type
 # of ``check`` and ``general`` only (:func:`driver_for`), so each has one cache entry, and
-# :func:`sim.fast._jit.is_compiled` tells whether it is on disk: the everyday engine (serial and parallel,
-# the Moon under the shipped readings), the general one (any board and readings) and the checked one.
-
-@jit
-def _play_games(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
-    """Serial driver: every block of the chunk in order (arguments as :func:`_play_games_parallel`)."""
-    count, blocks = _block_count(games)
-    for block in range(blocks):
-        first = block * BLOCK_GAMES
-        _play_block(tables, seed, games, detail, check, general, first, min(count, first + BLOCK_GAMES),
-                    out_int, out_won, out_rounds, out_check)
-
+# :func:`sim.fast._jit.is_compiled` tells whether it is on disk: the everyday engine (the Moon under the
+# shipped readings), the general one (any board and readings) and the checked one. Each is a parallel loop
+# whatever the chunk's size: a serial twin for small chunks was one more compile a user met (32 s for a first
+# run of 100 games, then 12 s more for the first large one, each announced as happening once), where the
+# parallel driver compiles once in 41 s and plays a small chunk as fast (a thread that finds no block left
+# returns at once; 1 thread, 200,000 games of levels 0, 4 and 8: the same time per game within the noise).
 
 @jit(parallel=True)
 def _play_games_parallel(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
@@ -232,17 +225,15 @@ def _play_games_checked(tables, seed, games, detail, check, general, out_int, ou
                              out_check)
 
 
-def driver_for(count: int, check_invariants: bool = False,
-               general: bool = False) -> numba.core.registry.CPUDispatcher:
-    """The driver :func:`play_chunk_numba` runs a chunk of ``count`` games with: the checked one when asked
-    for the invariant checks, the general one when the games need it (``sim.tables.needs_general_engine``), else the
-    everyday engine, parallel only when it can help. Each is called with one type of ``check`` and
-    ``general`` only: :func:`driver_flags`."""
+def driver_for(check_invariants: bool = False, general: bool = False) -> numba.core.registry.CPUDispatcher:
+    """The driver :func:`play_chunk_numba` runs a chunk of games with: the checked one when asked for the
+    invariant checks, the general one when the games need it (``sim.tables.needs_general_engine``), else the
+    everyday engine. Each is called with one type of ``check`` and ``general`` only: :func:`driver_flags`."""
     if check_invariants:
         return _play_games_checked
     if general:
         return _play_games_general
-    return _play_games_parallel if count > BLOCK_GAMES and numba.get_num_threads() > 1 else _play_games
+    return _play_games_parallel
 
 
 def driver_flags(check_invariants: bool, general: bool) -> tuple[bool | None, bool | None]:
@@ -347,7 +338,7 @@ def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.nd
     out_check = np.zeros(((count + BLOCK_GAMES - 1) // BLOCK_GAMES, N_CHECK_COLUMNS), dtype=np.int64)
     general = needs_general_engine(data, config)
     check, general_flag = driver_flags(check_invariants, general)
-    driver_for(count, check_invariants, general)(tables, np.uint64(seed & MASK64), games, bool(detail), check,
+    driver_for(check_invariants, general)(tables, np.uint64(seed & MASK64), games, bool(detail), check,
                                                  general_flag, out_int, out_won, out_rounds, out_check)
     broken = np.flatnonzero(out_check[:, 3])
     if broken.size:  # blocks are in row order, and each reports its first broken game
