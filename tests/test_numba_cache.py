@@ -1,5 +1,6 @@
-"""The numba engine's on-disk cache: one folder per version of the kernels' sources, the user's
-``NUMBA_CACHE_DIR`` respected, and one everyday driver, parallel, whatever size of run compiles it first."""
+"""The numba engine's drivers and their on-disk cache: one folder per version of the kernels' sources, the
+user's ``NUMBA_CACHE_DIR`` respected, one everyday driver, parallel, whatever size of run compiles it first,
+and one driver call at a time however many Python threads play."""
 
 from __future__ import annotations
 
@@ -133,6 +134,42 @@ def test_a_small_first_run_compiles_the_parallel_driver_that_a_large_run_loads(t
     large = run_python(_DRIVERS.format(games=1000), **environ)
     assert large["compiled"] == 0 and large["loaded"] == 1, "the large run compiled the engine again"
     assert large["scheduler"], "the driver loaded from the cache runs serial code"
+
+
+# ---------------------------------------------------------------- Python threads (numba's workqueue layer)
+
+_THREADS = """
+import json, threading
+import numba
+from sim.config import GameConfig, parse_seats
+from sim.fast import play_chunk_numba
+from sim.gamedata import load_game_data
+
+data, config = load_game_data(), GameConfig(seats=parse_seats("luna:3"))
+play_chunk_numba(data, config, 1, 0, 10, False)
+
+
+def totals():
+    return [int(play_chunk_numba(data, config, 1, 50 * i, 50, False).seats["score_total"].sum()) for i in range(100)]
+
+
+found = {{}}
+threads = [threading.Thread(target=lambda k=k: found.update({{k: totals()}})) for k in range(2)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(json.dumps({{"layer": numba.threading_layer(), "threaded": [found[0], found[1]], "alone": totals()}}))
+"""
+
+
+@pytest.mark.slow
+def test_two_python_threads_playing_at_once_do_not_end_the_process():
+    # numba's workqueue layer (its fallback without OpenMP or TBB) aborts the process when two threads launch
+    # parallel code at once; without the driver lock this run ends with "Concurrent access has been detected".
+    found = run_python(_THREADS.format(), NUMBA_THREADING_LAYER="workqueue", NUMBA_NUM_THREADS="2")
+    assert found["layer"] == "workqueue"
+    assert found["threaded"] == [found["alone"], found["alone"]]
 
 
 # ---------------------------------------------------------------- the invariant checks compile apart (issue 9)

@@ -67,6 +67,8 @@ predictor cannot learn from one game to the next, and the other half is these in
 
 from __future__ import annotations
 
+import threading
+
 import numba
 import numpy as np
 
@@ -321,6 +323,13 @@ def _tables_for(data: GameData, config: GameConfig) -> np.ndarray:
     return tables
 
 
+# One driver call at a time per process. Every driver is a parallel loop that uses all of numba's threads, so
+# two at once gain nothing; and numba's workqueue threading layer, its fallback where neither OpenMP nor TBB
+# is installed, ends the process when two Python threads launch parallel code at once ("Concurrent access
+# has been detected"), as a Dask worker running its tasks in threads would.
+_DRIVER_LOCK = threading.Lock()
+
+
 def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.ndarray, detail: bool,
                      check_invariants: bool = False) -> Chunk:
     """Play the games numbered ``games`` (validated non-negative int64, in row order) with the numba engine.
@@ -338,8 +347,9 @@ def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.nd
     out_check = np.zeros(((count + BLOCK_GAMES - 1) // BLOCK_GAMES, N_CHECK_COLUMNS), dtype=np.int64)
     general = needs_general_engine(data, config)
     check, general_flag = driver_flags(check_invariants, general)
-    driver_for(check_invariants, general)(tables, np.uint64(seed & MASK64), games, bool(detail), check,
-                                                 general_flag, out_int, out_won, out_rounds, out_check)
+    with _DRIVER_LOCK:
+        driver_for(check_invariants, general)(tables, np.uint64(seed & MASK64), games, bool(detail), check,
+                                              general_flag, out_int, out_won, out_rounds, out_check)
     broken = np.flatnonzero(out_check[:, 3])
     if broken.size:  # blocks are in row order, and each reports its first broken game
         row, seat, rnd, check = (int(value) for value in out_check[broken[0]])
