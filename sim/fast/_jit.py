@@ -28,14 +28,14 @@ options keep LLVM from turning them back into branches: ``-disable-cgp-select2br
 makes a branch of a select whose operand is a load) and, on x86-64, ``-x86-cmov-converter=false``
 (which makes branches of ``cmov`` groups in loops).
 
-Inlining. Numba compiles each kernel on its own and links its callees' code in; LLVM may then inline a
-call, but its default budget at -O3 (a cost of 250 per call site) leaves most of the engine's calls as real
-calls, each with numba's status-code return and spilled registers, dozens per card. ``-inline-threshold``
+Inlining. Numba compiles each kernel on its own and links its callees' code in; LLVM may then inline a call,
+but its default budget at -O3 (a cost of 250 per call site) leaves most of the engine's calls as real calls,
+each with numba's status-code return and spilled registers, dozens per card. ``-inline-threshold``
 (:data:`INLINE_THRESHOLD`) raises that budget: 4-10 % less time per game at every level (1 thread, 200,000
 games, best of 3, side by side with the default; issue 9), for 6 s more of the cold compile of the serial
-driver the engine then had (50 -> 56 s on that machine) and 5 s more of the parallel driver's (9 -> 14 s);
-1000 gave about half of both, 10000 no more speed. Unlike numba's own ``inline="always"`` (which the smallest kernels
-use), LLVM inlines compiled code, not typed Python: numba's inlining of the same calls into the card
+driver the engine then had (50 -> 56 s on that machine) and 5 s more of the parallel driver's (9 -> 14 s); 1000
+gave about half of both, 10000 no more speed. Unlike numba's own ``inline="always"`` (which the smallest
+kernels use), LLVM inlines compiled code, not typed Python: numba's inlining of the same calls into the card
 loop gained 4-7 % and made that serial compile half as long again.
 
 These options are set for the process when this module is imported, before any kernel compiles; they

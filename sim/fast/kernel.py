@@ -160,7 +160,7 @@ def _play_claimed_blocks(counter, tables, seed, games, detail, check, general, o
 # shipped readings), the general one (any board and readings) and the checked one. Each is a parallel loop
 # whatever the chunk's size: a serial twin for small chunks was one more compile a user met (32 s for a first
 # run of 100 games, then 12 s more for the first large one, each announced as happening once), where the
-# parallel driver compiles once in 41 s and plays a small chunk as fast (a thread that finds no block left
+# parallel driver compiles once in 39-41 s and plays a small chunk as fast (a thread that finds no block left
 # returns at once; 1 thread, 200,000 games of levels 0, 4 and 8: the same time per game within the noise).
 
 @jit(parallel=True)
