@@ -103,7 +103,8 @@ def setup_template(t, st, general):
     leaves dirty is sorted once the tracks' sides are drawn), so doing it first changes nothing.
     """
     st.order_dirty = 1
-    st.reach[:] = t.touches_mask
+    for company in range(N_COMPANIES):  # not a slice copy: see _play_block's reset (sim/fast/kernel.py)
+        st.reach[company] = t.touches_mask[company]
     st.sector_owner[:] = NOBODY
     st.placer[:] = NOBODY
     st.display[:] = NO_CARD
@@ -362,7 +363,7 @@ def final_scores(t, st, game):
         st.won[seat] = 1.0 / winners if total == best else 0.0
 
 
-@jit
+@jit(inline="always")  # compiled into the driver, not on its own: sim/fast/kernel.py, "Compile time"
 def play_game(t, st, seed, game, detail, check, general):
     """``play_game`` of game number ``game`` from a fresh copy of the template in ``st``; its rows are left
     in ``st.result``, ``st.won`` and ``st.round_rows``.
