@@ -43,7 +43,7 @@ Modules, mirroring the reference engine's parts:
   ``_play_games_general`` (the Belt or other readings) or, with the checks, ``_play_games_checked``
   (the loop over blocks of games, handed to threads as they ask) -> ``_play_block``
   (one state record, games in order, copies each game's rows into the columns) -> ``game.play_game`` ->
-  the rules.
+  the rules (the functions down to ``play_game`` are compiled into the driver: ``kernel.py``, "Compile time").
 """
 
 from sim.fast.kernel import play_chunk_numba
