@@ -95,6 +95,11 @@ def _breaks(data, config, game: int) -> bool:
     return False
 
 
+def _filler(clean: list[int], count: int) -> list[int]:
+    """``count`` game numbers cycling through ``clean``: whole blocks of games that break nothing."""
+    return (clean * (count // len(clean) + 1))[:count]
+
+
 def test_the_engines_agree_on_the_first_broken_game_and_report_it_in_row_order():
     data, config = broken_data(), GameConfig(seats=parse_seats(BROKEN_SEATS), start_bonus="random")
     for engine in ("reference", "numba"):
@@ -108,7 +113,9 @@ def test_the_engines_agree_on_the_first_broken_game_and_report_it_in_row_order()
     broken = [game for game in range(40) if _breaks(data, config, game)]
     clean = [game for game in range(40) if game not in broken]
     assert len(broken) >= 2 and broken[0] == 11
-    games = np.array((clean * BLOCK_GAMES)[:BLOCK_GAMES + 5] + [broken[-1]] + clean * 9 + [broken[0]], dtype=np.int64)
+    # the later-numbered broken game in the second block, the earlier one in the third
+    games = np.array([*_filler(clean, BLOCK_GAMES + 5), broken[-1], *_filler(clean, BLOCK_GAMES), broken[0]],
+                     dtype=np.int64)
     with pytest.raises(InvariantError, match=f"in game {broken[-1]}, seat"):
         play_listed_numba(data, config, 5, games, False, check_invariants=True)
 
@@ -121,7 +128,8 @@ def test_the_parallel_driver_reports_the_same_first_violation():
     broken = [game for game in range(40) if _breaks(data, config, game)]
     clean = [game for game in range(40) if game not in broken]
     # clean blocks first, then a block with the later broken game, then one with the earlier
-    games = np.array((clean * 40)[:2 * BLOCK_GAMES] + [broken[-1]] + clean * 8 + [broken[0]], dtype=np.int64)
+    games = np.array([*_filler(clean, 2 * BLOCK_GAMES), broken[-1], *_filler(clean, BLOCK_GAMES), broken[0]],
+                     dtype=np.int64)
     threads = numba.get_num_threads()
     try:
         for count in (1, 2):
