@@ -105,7 +105,7 @@ N_CHECK_COLUMNS = 4
 # ``_play_claimed_blocks`` 2.1, ``_play_block`` 2.8, ``play_game`` 2.1. The three wrappers are therefore
 # compiled into the driver (numba's ``inline="always"``), which took the first compile from 41 s to 31-33 s;
 # 1 thread, 200,000 games of levels 0, 4 and 8, four alternations with the code before: the same time per
-# game. Inlining ``play_round`` and ``action_phase`` as well saved 1 s more but made levels 4 and 8 3 % slower.
+# game. Inlining ``play_round`` and ``action_phase`` as well saved 1 s more but made levels 4 and 8 2-4 % slower.
 
 
 @jit(inline="always")
@@ -178,8 +178,9 @@ def _play_claimed_blocks(counter, tables, seed, games, detail, check, general, o
 # shipped readings), the general one (any board and readings) and the checked one. Each is a parallel loop
 # whatever the chunk's size: a serial twin for small chunks was one more compile a user met (32 s for a first
 # run of 100 games, then 12 s more for the first large one, each announced as happening once), where the
-# parallel driver compiles once in 39-41 s and plays a small chunk as fast (a thread that finds no block left
-# returns at once; 1 thread, 200,000 games of levels 0, 4 and 8: the same time per game within the noise).
+# parallel driver compiled once in 39-41 s (31-33 s since its wrappers are compiled into it) and plays a small
+# chunk as fast (a thread that finds no block left returns at once; 1 thread, 200,000 games of levels 0, 4 and
+# 8: the same time per game within the noise).
 
 @jit(parallel=True)
 def _play_games_parallel(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
