@@ -98,7 +98,7 @@ def test_a_user_numba_cache_dir_is_respected(tmp_path):
     assert list(folder.rglob("rng.mix64-*.nbi")), "the kernel was not cached in the user's folder"
 
 
-# ---------------------------------------------------------------- one everyday driver, parallel (issue 9)
+# ---------------------------------------------------------------- one everyday driver, on every thread (issue 9)
 
 _DRIVERS = """
 import json, numba
@@ -106,43 +106,58 @@ from sim.config import GameConfig, parse_seats
 from sim.fast import game, kernel, play_chunk_numba
 from sim.gamedata import load_game_data
 
+calls = []
+play_on_threads = kernel._play_on_threads
+
+
+def recorded(driver, arguments, threads):
+    played = play_on_threads(driver, arguments, threads)
+    calls.append({{"threads": threads, "played": played, "blocks": int(arguments[-1].shape[0])}})
+    return played
+
+
+kernel._play_on_threads = recorded
 play_chunk_numba(load_game_data(), GameConfig(seats=parse_seats("luna:3")), 1, 0, {games}, False)
 # every driver the kernel module has (each named _play_games...)
 drivers = sorted(name for name in dir(kernel) if name.startswith("_play_games"))
 # the wrappers between the driver and the rules that were compiled as functions of their own
 wrappers = [function.__name__ for function in (kernel._play_claimed_blocks, kernel._play_block, game.play_game)
             if function.signatures]
-(compiled,) = kernel._play_games_parallel.overloads.values()
-# The parallel backend's scheduler, which only code compiled with parallel=True calls. A library loaded from the
-# cache keeps the names it links against in its linking module.
+(compiled,) = kernel._play_games_everyday.overloads.values()
+# A library loaded from the cache keeps the names it links against in its linking module: a function compiled
+# with nogil releases the GIL around its body (PyEval_SaveThread), which lets the chunk's threads run at once.
 functions = {{function.name for function in compiled.library._shared_module.functions}}
-scheduler = {{"allocate_sched", "do_scheduling_signed", "do_scheduling_unsigned"}}
-stats = kernel._play_games_parallel.stats
+stats = kernel._play_games_everyday.stats
 print(json.dumps({{"threads": numba.get_num_threads(), "drivers": drivers, "wrappers": wrappers,
-                  "scheduler": sorted(functions & scheduler),
+                  "releases_gil": "PyEval_SaveThread" in functions, "calls": calls,
                   "loaded": sum(stats.cache_hits.values()), "compiled": sum(stats.cache_misses.values())}}))
 """
 
 
 @pytest.mark.slow
-def test_a_small_first_run_compiles_the_parallel_driver_that_a_large_run_loads(tmp_path):
+def test_a_small_first_run_compiles_the_driver_that_a_large_run_plays_on_every_thread(tmp_path):
     # Issue 9: a serial driver compiled by a small run was loaded by the parallel one (one cache entry for
-    # both); then a serial twin meant a second compile for the first large run. Now there is one.
+    # both), so every later run used one core; then a serial twin meant a second compile for the first large
+    # run. Now one driver serves every size, and a chunk of several blocks is played on every thread.
     environ = {"NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_NUM_THREADS": "2"}
     small = run_python(_DRIVERS.format(games=100), **environ)  # as a user's first try or the test suite would
     assert small["threads"] == 2
-    assert small["drivers"] == ["_play_games_checked", "_play_games_general", "_play_games_parallel"]
+    assert small["drivers"] == ["_play_games_checked", "_play_games_everyday", "_play_games_general"]
     assert small["compiled"] == 1 and small["loaded"] == 0
-    assert small["scheduler"], "the everyday driver runs serial code"
+    assert small["calls"] == [{"threads": 1, "played": [1], "blocks": 1}]  # one block: one thread
+    assert small["releases_gil"], "the driver holds the GIL: its threads would take turns"
     # each function compiled on its own is one more machine-code pass over the whole engine (kernel.py,
     # "Compile time"): the wrappers are compiled into the driver
     assert small["wrappers"] == []
-    large = run_python(_DRIVERS.format(games=1000), **environ)
+    large = run_python(_DRIVERS.format(games=5 * 1024), **environ)
     assert large["compiled"] == 0 and large["loaded"] == 1, "the large run compiled the engine again"
-    assert large["scheduler"], "the driver loaded from the cache runs serial code"
+    (call,) = large["calls"]
+    assert call["threads"] == 2 and call["blocks"] == 5
+    assert len(call["played"]) == 2 and sum(call["played"]) == 5  # two calls at once shared the five blocks
+    assert large["releases_gil"], "the driver loaded from the cache holds the GIL: its threads would take turns"
 
 
-# ---------------------------------------------------------------- Python threads (numba's workqueue layer)
+# ---------------------------------------------------------------- Python threads calling the engine at once
 
 _THREADS = """
 import json, threading
@@ -171,11 +186,49 @@ print(json.dumps({{"layer": numba.threading_layer(), "threaded": [found[0], foun
 
 @pytest.mark.slow
 def test_two_python_threads_playing_at_once_do_not_end_the_process():
-    # numba's workqueue layer (its fallback without OpenMP or TBB) aborts the process when two threads launch
-    # parallel code at once; without the driver lock this run ends with "Concurrent access has been detected".
+    # Two callers at once (a Dask worker runs its tasks in threads) take turns, each chunk on the engine's own
+    # threads, and get the numbers they would alone. On numba's workqueue layer (its fallback without OpenMP or
+    # TBB), which ended the process when two threads launched the parallel loop the drivers once were.
     found = run_python(_THREADS.format(), NUMBA_THREADING_LAYER="workqueue", NUMBA_NUM_THREADS="2")
     assert found["layer"] == "workqueue"
     assert found["threaded"] == [found["alone"], found["alone"]]
+
+
+_FORK = """
+import json, os, time
+from sim.config import GameConfig, parse_seats
+from sim.fast import play_chunk_numba
+from sim.gamedata import load_game_data
+
+data, config = load_game_data(), GameConfig(seats=parse_seats("luna:3"))
+games = 3 * 1024  # three blocks: two threads, the engine's helper thread among them
+expected = int(play_chunk_numba(data, config, 1, 0, games, False).seats["score_total"].sum())
+reading, writing = os.pipe()
+child = os.fork()
+if child == 0:  # the parent's helper thread does not exist here
+    total = int(play_chunk_numba(data, config, 1, 0, games, False).seats["score_total"].sum())
+    os.write(writing, str(total).encode())
+    os._exit(0)
+deadline = time.monotonic() + 120
+while os.waitpid(child, os.WNOHANG) == (0, 0) and time.monotonic() < deadline:
+    time.sleep(0.05)
+finished = time.monotonic() < deadline
+if not finished:
+    os.kill(child, 9)
+    os.waitpid(child, 0)
+os.close(writing)
+print(json.dumps({{"finished": finished, "expected": expected, "child": os.read(reading, 64).decode()}}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_process_plays_on_threads_of_its_own():
+    # Without starting its own helper threads the child would hand a block to a thread it does not have and wait
+    # for it for ever (Python 3.11's multiprocessing forks on Linux by default).
+    found = run_python(_FORK.format(), NUMBA_NUM_THREADS="2")
+    assert found["finished"], "the forked child hung playing a chunk"
+    assert found["child"] == str(found["expected"])
 
 
 # ---------------------------------------------------------------- the invariant checks compile apart (issue 9)
@@ -191,7 +244,7 @@ before = is_compiled(kernel.driver_for(True))
 play_chunk_numba(load_game_data(), GameConfig(seats=parse_seats("luna:3")), 1, 0, 100, False, {check})
 print(json.dumps({{"checked_on_disk_before": before, "check_state": len(invariants.check_state.signatures),
                   "check_scores": len(invariants.check_scores.signatures),
-                  "everyday": len(kernel._play_games_parallel.signatures),
+                  "everyday": len(kernel._play_games_everyday.signatures),
                   "checked": len(kernel._play_games_checked.signatures)}}))
 """
 
@@ -227,7 +280,7 @@ open(path, "w").write(f'[luna.rules]\\n{{switch}} = "{{readings[1]}}"\\n')
 data = load_game_data(path) if reading else load_game_data()
 before = is_compiled(kernel.driver_for(False, True))
 play_chunk_numba(data, GameConfig(seats=parse_seats("luna:3"), board=board), 1, 0, 100, False)
-print(json.dumps({{"general_on_disk_before": before, "everyday": len(kernel._play_games_parallel.signatures),
+print(json.dumps({{"general_on_disk_before": before, "everyday": len(kernel._play_games_everyday.signatures),
                   "general": len(kernel._play_games_general.signatures),
                   "belt": len(belt.expand_company_belt.signatures) + len(belt.setup_belt.signatures),
                   "readings": len(luna.luna_turn_readings.signatures) + len(luna.expand_general.signatures)}}))

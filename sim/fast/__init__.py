@@ -34,14 +34,14 @@ Modules, mirroring the reference engine's parts:
 * ``players``: the scripted players; ``game``: setup, the round, final scoring, one game;
 * ``invariants``: the checks of ``--check-invariants`` (read-only on the state; off by default, and
   then not even compiled);
-* ``claim``: the atomic counter the parallel drivers' threads claim blocks of games from;
+* ``claim``: the atomic counter the threads playing a chunk claim blocks of games from;
 * ``counts``: not the engine's: the value counts with which ``--aggregate-only`` and a study reduce each
   chunk on the writer thread; ``narrow``: not the engine's either: the writer's int64-to-int32 copy of each
   output column, checked in the same pass;
-* ``kernel``: ``play_chunk_numba`` (Python: validate, build tables, allocate columns) ->
-  ``_play_games_parallel`` (the everyday engine: the Moon under the shipped rule readings),
-  ``_play_games_general`` (the Belt or other readings) or, with the checks, ``_play_games_checked``
-  (the loop over blocks of games, handed to threads as they ask) -> ``_play_block``
+* ``kernel``: ``play_chunk_numba`` (Python: validate, build tables, allocate columns, call the driver on
+  every thread numba is set to) -> ``_play_games_everyday`` (the everyday engine: the Moon under the shipped
+  rule readings), ``_play_games_general`` (the Belt or other readings) or, with the checks,
+  ``_play_games_checked`` (the loop over the blocks of games each thread claims) -> ``_play_block``
   (one state record, games in order, copies each game's rows into the columns) -> ``game.play_game`` ->
   the rules (the functions down to ``play_game`` are compiled into the driver: ``kernel.py``, "Compile time").
 """

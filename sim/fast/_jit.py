@@ -1,10 +1,10 @@
 """The numba options of every kernel, set once, and the on-disk cache they compile into.
 
-``jit`` is the one decorator of the engine's kernels (``jit_parallel`` adds ``parallel=True`` for the
-prange driver):
+``jit`` is the one decorator of the engine's kernels:
 
 * ``cache=True``: compiled code is reused across processes;
-* ``nogil=True``: callers may run chunks in threads;
+* ``nogil=True``: a kernel releases the GIL while it runs, so the threads playing a chunk run at once
+  (``sim.fast.kernel``: one driver call per thread);
 * ``error_model="numpy"`` and no ``boundscheck``: the tables are validated in Python
   (:func:`sim.tables.compile_tables`), so the kernels need no Python-style checks;
 * no ``fastmath``: a scripted seat's float arithmetic must round exactly as Python's does.
@@ -33,8 +33,8 @@ but its default budget at -O3 (a cost of 250 per call site) leaves most of the e
 each with numba's status-code return and spilled registers, dozens per card. ``-inline-threshold``
 (:data:`INLINE_THRESHOLD`) raises that budget: 4-10 % less time per game at every level (1 thread, 200,000
 games, best of 3, side by side with the default; issue 9), for 6 s more of the cold compile of the serial
-driver the engine then had (50 -> 56 s on that machine) and 5 s more of the parallel driver's (9 -> 14 s); 1000
-gave about half of both, 10000 no more speed. Unlike numba's own ``inline="always"`` (which the smallest
+driver the engine then had (50 -> 56 s on that machine) and 5 s more of its parallel driver's (9 -> 14 s);
+1000 gave about half of both, 10000 no more speed. Unlike numba's own ``inline="always"`` (which the smallest
 kernels use), LLVM inlines compiled code, not typed Python: numba's inlining of the same calls into the card
 loop gained 4-7 % and made that serial compile half as long again.
 

@@ -1,12 +1,13 @@
 """Blocks of a chunk handed out one at a time to whichever thread asks first: an atomic counter.
 
-numba's ``prange`` splits its range between the threads up front, in equal parts. When another thread
-takes a core for a while (the writer thread of ``simulate``, which encodes the last chunk while the kernel
-plays the next; or another program), the thread that shares that core finishes its part late and the other
-waits idle: the writer's CPU time came out of the wall time whole (issue 9: per-game rows at 82-86 % of
-the kernel at level 0). Threads that claim the next block from one counter instead share the work as
-their cores allow. Which thread plays a block changes nothing else: every game draws from its own streams
-and writes its own rows.
+Every thread playing a chunk (``sim.fast.kernel``: the caller's and the engine's helper threads, each in a
+driver call without the GIL) claims its next block from one counter, so the threads share the work as their
+cores allow. Split up front in equal parts instead (as numba's ``prange``, which the drivers once were,
+does), a thread whose core another thread takes for a while (the writer thread of ``simulate``, which
+encodes the last chunk while the kernel plays the next; or another program) finishes its part late while
+the other waits idle: the writer's CPU time came out of the wall time whole (issue 9: per-game rows at 82-86 %
+of the kernel at level 0). Which thread plays a block changes nothing else: every game draws from its own
+streams and writes its own rows.
 
 numba does not know that :func:`claim_next` writes the counter, so a read of the counter in the same
 function may be moved or folded: read it only through :func:`claim_next`.

@@ -67,7 +67,9 @@ predictor cannot learn from one game to the next, and the other half is these in
 
 from __future__ import annotations
 
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numba
 import numpy as np
@@ -84,7 +86,7 @@ from sim.gamedata import GameData
 from sim.tables import compile_tables, needs_general_engine
 from sim.violation import InvariantError
 
-# Games played with one allocation of scratch state; also the unit of work of the parallel loop. With blocks
+# Games played with one allocation of scratch state; also the unit of work the threads claim. With blocks
 # of 256 games the two threads of this project's 2-core machine played 1.83-1.88x the games of one at level 0
 # and 1.87-1.89x at level 4; with 1,024, 1.92-1.94x and 1.99x (the kernel alone, 500,000 games in chunks of
 # 97,541, alternating twice; 4,096: 1.93-1.95x and 1.93x), one thread as fast either way. Two one-thread
@@ -101,11 +103,15 @@ N_CHECK_COLUMNS = 4
 # Compile time. numba compiles each jitted function on its own, and a caller links in its callees' code and
 # turns the whole into machine code again; so each function of the chain from a driver down to the rules is
 # one more machine-code pass over the entire engine. Timed per function (numba's compile events, an empty
-# cache, the everyday driver) the chain's wrappers took 2-3 s each of their own: the parallel driver 9.0 s,
-# ``_play_claimed_blocks`` 2.1, ``_play_block`` 2.8, ``play_game`` 2.1. The three wrappers are therefore
-# compiled into the driver (numba's ``inline="always"``), which took the first compile from 41 s to 31-33 s;
-# 1 thread, 200,000 games of levels 0, 4 and 8, four alternations with the code before: the same time per
-# game. Inlining ``play_round`` and ``action_phase`` as well saved 1 s more but made levels 4 and 8 2-4 % slower.
+# cache, the everyday driver) the chain's wrappers took 2-3 s each of their own: the driver, then a numba
+# parallel loop, 9.0 s, ``_play_claimed_blocks`` 2.1, ``_play_block`` 2.8, ``play_game`` 2.1. The three
+# wrappers are therefore compiled into the driver (numba's ``inline="always"``), which took the first compile
+# from 41 s to 31-33 s; 1 thread, 200,000 games of levels 0, 4 and 8, four alternations with the code before:
+# the same time per game. Inlining ``play_round`` and ``action_phase`` as well saved 1 s more but made levels 4
+# and 8 2-4 % slower. A parallel loop's body is compiled as a function of its own, with the engine linked in
+# once more; plain drivers called on Python threads (below) took the everyday engine's first compile from
+# 27.5-28.7 s to 22.1-22.8 s, the Belt's after it from 36.8-38.7 s to 29.8-31.0 s, the checked one's after
+# both from 19.6-19.9 s to 8.9-9.7 s (empty cache, twice each in alternation), at the same speed.
 
 
 @jit(inline="always")
@@ -156,39 +162,45 @@ def _block_count(games):
 @jit(inline="always")
 def _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won, out_rounds,
                          out_check):
-    """A step of a parallel driver's prange: the chunk's blocks it claims from ``counter`` (int64, shape (1,),
-    from 0; ``sim/fast/claim.py``), until none is left. numba's threads run their share of the prange's steps
-    one after another, so a thread's first step plays every block it gets and its later steps find none (one
-    atomic add each): a step per block rather than per thread, as numba's thread count is not known to code
-    that can be cached."""
+    """Play the chunk's blocks claimed from ``counter`` (int64, shape (1,), from 0; ``sim/fast/claim.py``) one
+    at a time until none is left; returns how many this call played."""
     count, blocks = _block_count(games)
+    played = 0
     block = claim_next(counter)
     while block < blocks:
         first = block * BLOCK_GAMES
         _play_block(tables, seed, games, detail, check, general, first, min(count, first + BLOCK_GAMES),
                     out_int, out_won, out_rounds, out_check)
+        played += 1
         block = claim_next(counter)
+    return played
 
 
-# The drivers are three Python functions on purpose: numba keys its on-disk cache by function (file, name,
-# line) and argument types, not by options, so one function jitted twice would share one cache entry and
-# whichever variant compiled first would be loaded for both (issue 9). Each driver is called with one type
-# of ``check`` and ``general`` only (:func:`driver_for`), so each has one cache entry, and
-# :func:`sim.fast._jit.is_compiled` tells whether it is on disk: the everyday engine (the Moon under the
-# shipped readings), the general one (any board and readings) and the checked one. Each is a parallel loop
-# whatever the chunk's size: a serial twin for small chunks was one more compile a user met (32 s for a first
-# run of 100 games, then 12 s more for the first large one, each announced as happening once), where the
-# parallel driver compiled once in 39-41 s (31-33 s since its wrappers are compiled into it) and plays a small
-# chunk as fast (a thread that finds no block left returns at once; 1 thread, 200,000 games of levels 0, 4 and
-# 8: the same time per game within the noise).
+# The drivers. Each thread of a chunk (:func:`_play_on_threads`) calls the same driver with the same arguments;
+# each call plays the blocks it claims from their shared counter and returns when none is left, without the
+# GIL (``nogil``). Threads of Python's own, not numba's ``prange``: a parallel loop is compiled twice over (the
+# loop body becomes a function of its own with the whole engine linked in again: 9.9 s of the 31-33 s first
+# compile), where a plain function is compiled once; the same speed on one thread and on two (kernel.py
+# history: docs/speed-history.md).
+#
+# Three Python functions on purpose: numba keys its on-disk cache by function (file, name, line) and argument
+# types, not by options, so one function jitted twice would share one cache entry and whichever variant
+# compiled first would be loaded for both (issue 9). Each driver is called with one type of ``check`` and
+# ``general`` only (:func:`driver_for`), so each has one cache entry, and :func:`sim.fast._jit.is_compiled`
+# tells whether it is on disk: the everyday engine (the Moon under the shipped readings), the general one (any
+# board and readings) and the checked one. The same driver serves a chunk of any size and any thread count,
+# so a first run of any size compiles what every later run loads.
 
-@jit(parallel=True)
-def _play_games_parallel(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
-    """Play the games numbered ``games`` into preallocated columns, each thread playing the blocks it claims
-    one at a time (:func:`_play_claimed_blocks`).
+@jit
+def _play_games_everyday(counter, tables, seed, games, detail, check, general, out_int, out_won, out_rounds,
+                         out_check):
+    """Play the blocks of the games numbered ``games`` that this call claims from ``counter``, into the
+    preallocated columns; returns the number of blocks it played.
 
     Parameters
     ----------
+    counter : int64 array, shape (1,), from 0
+        The blocks claimed so far, shared by every thread playing the chunk (``sim/fast/claim.py``).
     tables : TABLES_DTYPE array, shape (1,)
         The compiled data and configuration (:func:`sim.tables.compile_tables`).
     seed : uint64
@@ -216,34 +228,30 @@ def _play_games_parallel(tables, seed, games, detail, check, general, out_int, o
         (``check`` indexes ``invariants.CHECK_NAMES``, seat -1 for the board), or stays zero. A block
         stops at its first violation, leaving its later rows unwritten.
 
-    Each block of ``BLOCK_GAMES`` games goes to whichever thread claims it first (``sim/fast/claim.py``); every
-    game draws only from its own streams and writes its own rows, so neither the blocks nor the threads
-    change any result.
+    Each block of ``BLOCK_GAMES`` games goes to whichever call claims it first; every game draws only from
+    its own streams and writes its own rows, so neither the blocks nor the threads change any result.
     """
-    counter = np.zeros(1, np.int64)
-    for _ in numba.prange(_block_count(games)[1]):  # a thread's first step plays; its later steps find none left
-        _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won, out_rounds,
-                             out_check)
+    return _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won,
+                                out_rounds, out_check)
 
 
-@jit(parallel=True)
-def _play_games_general(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
-    """The parallel driver with ``general=True``, compiled only when a run plays the Belt side or a rule
-    reading other than the shipped one (then serial runs use it too: one more engine to compile is enough)."""
-    counter = np.zeros(1, np.int64)
-    for _ in numba.prange(_block_count(games)[1]):  # a thread's first step plays; its later steps find none left
-        _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won, out_rounds,
-                             out_check)
+@jit
+def _play_games_general(counter, tables, seed, games, detail, check, general, out_int, out_won, out_rounds,
+                        out_check):
+    """The driver with ``general=True``, compiled only when a run plays the Belt side or a rule reading other
+    than the shipped one; arguments as :func:`_play_games_everyday`."""
+    return _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won,
+                                out_rounds, out_check)
 
 
-@jit(parallel=True)
-def _play_games_checked(tables, seed, games, detail, check, general, out_int, out_won, out_rounds, out_check):
-    """The parallel driver with ``check=True`` and ``general=True``, compiled only when a run asks for the
-    invariant checks (on any board and readings: the checks are rare enough for one engine to serve all)."""
-    counter = np.zeros(1, np.int64)
-    for _ in numba.prange(_block_count(games)[1]):  # a thread's first step plays; its later steps find none left
-        _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won, out_rounds,
-                             out_check)
+@jit
+def _play_games_checked(counter, tables, seed, games, detail, check, general, out_int, out_won, out_rounds,
+                        out_check):
+    """The driver with ``check=True`` and ``general=True``, compiled only when a run asks for the invariant
+    checks (on any board and readings: the checks are rare enough for one engine to serve all); arguments as
+    :func:`_play_games_everyday`."""
+    return _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won,
+                                out_rounds, out_check)
 
 
 def driver_for(check_invariants: bool = False, general: bool = False) -> numba.core.registry.CPUDispatcher:
@@ -254,7 +262,7 @@ def driver_for(check_invariants: bool = False, general: bool = False) -> numba.c
         return _play_games_checked
     if general:
         return _play_games_general
-    return _play_games_parallel
+    return _play_games_everyday
 
 
 def driver_flags(check_invariants: bool, general: bool) -> tuple[bool | None, bool | None]:
@@ -342,11 +350,43 @@ def _tables_for(data: GameData, config: GameConfig) -> np.ndarray:
     return tables
 
 
-# One driver call at a time per process. Every driver is a parallel loop that uses all of numba's threads, so
-# two at once gain nothing; and numba's workqueue threading layer, its fallback where neither OpenMP nor TBB
-# is installed, ends the process when two Python threads launch parallel code at once ("Concurrent access
-# has been detected"), as a Dask worker running its tasks in threads would.
+# One chunk at a time per process: each chunk already uses every thread numba is set to, so two at once
+# (Python threads calling the engine together, as a Dask worker running its tasks in threads does) would gain
+# nothing and only share the cores.
 _DRIVER_LOCK = threading.Lock()
+_helpers: ThreadPoolExecutor | None = None  # the threads beside the caller's, started at the first 2-thread chunk
+
+
+def _after_fork_in_child() -> None:
+    """A forked process has none of its parent's threads: it starts its own helpers, and its own lock (which
+    another of the parent's threads may have held at the fork)."""
+    global _DRIVER_LOCK, _helpers
+    _DRIVER_LOCK, _helpers = threading.Lock(), None
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def engine_threads(blocks: int) -> int:
+    """How many threads play a chunk of ``blocks`` blocks: numba's thread count (``NUMBA_NUM_THREADS``, or
+    ``numba.set_num_threads`` in the calling thread), and no more than there are blocks."""
+    return max(1, min(numba.get_num_threads(), blocks))
+
+
+def _play_on_threads(driver: numba.core.registry.CPUDispatcher, arguments: tuple, threads: int) -> list[int]:
+    """Call ``driver(*arguments)`` on ``threads`` threads at once, the caller's among them, and wait for every
+    call; returns the number of blocks each call played (the caller's first)."""
+    global _helpers
+    if threads <= 1:
+        return [driver(*arguments)]
+    if _helpers is None:  # numba's thread count never exceeds NUMBA_NUM_THREADS
+        _helpers = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS - 1, thread_name_prefix="luna-engine")
+    calls = [_helpers.submit(driver, *arguments) for _ in range(threads - 1)]
+    try:
+        played = [driver(*arguments)]
+    finally:  # even when the caller's call fails, none of the others may outlive the chunk's arrays' use
+        wait(calls)
+    return played + [call.result() for call in calls]
 
 
 def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.ndarray, detail: bool,
@@ -366,9 +406,10 @@ def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.nd
     out_check = np.zeros(((count + BLOCK_GAMES - 1) // BLOCK_GAMES, N_CHECK_COLUMNS), dtype=np.int64)
     general = needs_general_engine(data, config)
     check, general_flag = driver_flags(check_invariants, general)
+    arguments = (np.zeros(1, np.int64), tables, np.uint64(seed & MASK64), games, bool(detail), check, general_flag,
+                 out_int, out_won, out_rounds, out_check)
     with _DRIVER_LOCK:
-        driver_for(check_invariants, general)(tables, np.uint64(seed & MASK64), games, bool(detail), check,
-                                              general_flag, out_int, out_won, out_rounds, out_check)
+        _play_on_threads(driver_for(check_invariants, general), arguments, engine_threads(out_check.shape[0]))
     broken = np.flatnonzero(out_check[:, 3])
     if broken.size:  # blocks are in row order, and each reports its first broken game
         row, seat, rnd, check = (int(value) for value in out_check[broken[0]])
