@@ -344,7 +344,7 @@ def test_chunking_invariance(data):
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has a single thread here")
 def test_thread_count_invariance(data, restore_threads):
     game_config = config("scripted:balanced,luna:5")
-    games = 3000  # several blocks of games: one thread plays them serially, two run the parallel kernel
+    games = 3000  # several blocks of games: one thread plays them all, two threads share them
     numba.set_num_threads(1)
     one = play_chunk_numba(data, game_config, SEED, 0, games, True)
     numba.set_num_threads(2)
