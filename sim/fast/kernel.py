@@ -180,8 +180,8 @@ def _play_claimed_blocks(counter, tables, seed, games, detail, check, general, o
 # each call plays the blocks it claims from their shared counter and returns when none is left, without the
 # GIL (``nogil``). Threads of Python's own, not numba's ``prange``: a parallel loop is compiled twice over (the
 # loop body becomes a function of its own with the whole engine linked in again: 9.9 s of the 31-33 s first
-# compile), where a plain function is compiled once; the same speed on one thread and on two (kernel.py
-# history: docs/speed-history.md).
+# compile), where a plain function is compiled once; the same speed on one thread and on two (measured side by
+# side: docs/speed-history.md, edec701's round).
 #
 # Three Python functions on purpose: numba keys its on-disk cache by function (file, name, line) and argument
 # types, not by options, so one function jitted twice would share one cache entry and whichever variant
