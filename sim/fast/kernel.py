@@ -403,13 +403,14 @@ def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.nd
     out_int = np.empty((N_INT_COLUMNS, padded_rows(rows)), dtype=np.int64)
     out_won = np.empty(rows, dtype=np.float64)
     out_rounds = np.empty((N_ROUND_COLUMNS, padded_rows(round_rows)), dtype=np.int64)
-    out_check = np.zeros(((count + BLOCK_GAMES - 1) // BLOCK_GAMES, N_CHECK_COLUMNS), dtype=np.int64)
+    blocks = (count + BLOCK_GAMES - 1) // BLOCK_GAMES
+    out_check = np.zeros((blocks, N_CHECK_COLUMNS), dtype=np.int64)
     general = needs_general_engine(data, config)
     check, general_flag = driver_flags(check_invariants, general)
     arguments = (np.zeros(1, np.int64), tables, np.uint64(seed & MASK64), games, bool(detail), check, general_flag,
                  out_int, out_won, out_rounds, out_check)
     with _DRIVER_LOCK:
-        _play_on_threads(driver_for(check_invariants, general), arguments, engine_threads(out_check.shape[0]))
+        _play_on_threads(driver_for(check_invariants, general), arguments, engine_threads(blocks))
     broken = np.flatnonzero(out_check[:, 3])
     if broken.size:  # blocks are in row order, and each reports its first broken game
         row, seat, rnd, check = (int(value) for value in out_check[broken[0]])
