@@ -152,19 +152,12 @@ def _play_block(tables, seed, games, detail, check, general, first, stop, out_in
                     out_rounds[R_GAME, row] = game
 
 
-@jit
-def _block_count(games):
-    """The number of games of a chunk and of its ``BLOCK_GAMES`` blocks."""
-    count = games.shape[0]
-    return count, (count + BLOCK_GAMES - 1) // BLOCK_GAMES
-
-
 @jit(inline="always")
 def _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won, out_rounds,
                          out_check):
     """Play the chunk's blocks claimed from ``counter`` (int64, shape (1,), from 0; ``sim/fast/claim.py``) one
     at a time until none is left; returns how many this call played."""
-    count, blocks = _block_count(games)
+    count, blocks = games.shape[0], out_check.shape[0]  # a row of out_check per block (play_games_numba)
     played = 0
     block = claim_next(counter)
     while block < blocks:
@@ -224,9 +217,10 @@ def _play_games_everyday(counter, tables, seed, games, detail, check, general, o
     out_rounds : int64 array, shape (len(ROUND_NUMERIC), count * n_luna * rounds), or (..., 0) without detail
         Row ``(g * n_luna + k) * rounds + round - 1`` is the k-th Luna seat in that round.
     out_check : int64 array, shape (blocks, N_CHECK_COLUMNS), zeros
-        With ``check``: row ``b`` is block ``b``'s first broken invariant, ``(g, seat, round, check)``
-        (``check`` indexes ``invariants.CHECK_NAMES``, seat -1 for the board), or stays zero. A block
-        stops at its first violation, leaving its later rows unwritten.
+        One row per block of ``BLOCK_GAMES`` games: its row count is the chunk's block count. With ``check``,
+        row ``b`` is block ``b``'s first broken invariant, ``(g, seat, round, check)`` (``check`` indexes
+        ``invariants.CHECK_NAMES``, seat -1 for the board), or stays zero. A block stops at its first
+        violation, leaving its later rows unwritten.
 
     Each block of ``BLOCK_GAMES`` games goes to whichever call claims it first; every game draws only from
     its own streams and writes its own rows, so neither the blocks nor the threads change any result.
