@@ -25,8 +25,9 @@ Everything runs in child processes that share one numba cache folder, empty at t
 5. **the default study** (``luna-balance study``), end to end: wall seconds and peak resident memory of
    the child (``wait4``), unless ``--no-study``.
 
-Prints a markdown table and writes everything to a JSON file (``--json``). No number here is a test:
-the tests only check that every column is produced.
+Prints a markdown table, then each of issue 9's targets (:data:`TARGETS`) with the range measured and where it
+was missed, and writes everything to a JSON file (``--json``, the verdicts under ``targets``). No number here is a test:
+the tests check that every column is produced and how verdicts are drawn from made-up numbers.
 """
 
 from __future__ import annotations
@@ -56,6 +57,19 @@ WARM_STARTS = 3
 REPLAYED_GAMES = 8
 LEVEL_COLUMNS = ("kernel_1", "kernel_2", "scaling", "cpu_per_wall_2", "aggregate", "rows", "rounds", "floor_ratio",
                  "replayed_floor_ratio", "floor_ns")
+
+# Issue 9's bars, the one list of them: (key, what it measures, bound, "min" when the measurement must reach the
+# bound, "max" when it must stay at or below it, "below" when strictly below). A per-level key must hold at every
+# level measured; "warm_start" is the start measurement.
+TARGETS = (
+    ("scaling", "1 → 2 threads", 1.8, "min"),
+    ("aggregate", "`--aggregate-only`, share of the kernel", 0.85, "min"),
+    ("rows", "per-game rows, share of the kernel", 0.85, "min"),
+    ("rounds", "`--detail rounds`, share of the kernel", 0.50, "min"),
+    ("floor_ratio", "kernel × the floor kernel", 15.0, "max"),
+    ("warm_start", "warm start, seconds", 1.0, "below"),
+)
+_PERCENT = ("aggregate", "rows", "rounds")
 _ENGINE_LOAD = """
 import json, sys, time
 started = time.perf_counter()
@@ -210,6 +224,49 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
 
 # ---------------------------------------------------------------- the report
 
+def _holds(value: float, bound: float, kind: str) -> bool:
+    return value >= bound if kind == "min" else value <= bound if kind == "max" else value < bound
+
+
+def verdicts(report: dict) -> list[dict]:
+    """Each of :data:`TARGETS` the report measured: its bound, the lowest and highest value measured, and the
+    levels (or ``"start"``) where it missed; ``met`` when it missed nowhere."""
+    out = []
+    for key, label, bound, kind in TARGETS:
+        if key in LEVEL_COLUMNS:
+            values = {level: row[key] for level, row in report.get("levels", {}).items()}
+        else:
+            values = {"start": report["start"][key]} if key in report.get("start", {}) else {}
+        if not values:
+            continue
+        missed = [where for where, value in values.items() if not _holds(value, bound, kind)]
+        out.append({"target": key, "label": label, "bound": bound, "kind": kind, "low": min(values.values()),
+                    "high": max(values.values()), "missed": missed, "met": not missed})
+    return out
+
+
+def _shown(target: str, value: float) -> str:
+    return f"{value:.1%}" if target in _PERCENT else f"{value:.2f}"  # a share just under its bar shows as such
+
+
+def _verdict_lines(report: dict) -> list[str]:
+    """:func:`verdicts` as a markdown table."""
+    lines = ["| target | bound | measured | verdict |", "|---|---:|---:|---|"]
+    signs = {"min": "≥", "max": "≤", "below": "<"}
+    for verdict in verdicts(report):
+        target, missed = verdict["target"], verdict["missed"]
+        low, high = _shown(target, verdict["low"]), _shown(target, verdict["high"])
+        if verdict["met"]:
+            outcome = "met"
+        elif missed == ["start"]:
+            outcome = "missed"
+        else:
+            outcome = f"missed at level{'s' if len(missed) > 1 else ''} {', '.join(missed)}"
+        lines.append(f"| {verdict['label']} | {signs[verdict['kind']]} {_shown(target, verdict['bound'])} "
+                     f"| {low if low == high else f'{low}–{high}'} | {outcome} |")
+    return lines
+
+
 def markdown(report: dict) -> str:
     """The report as a markdown table with the start and study lines below it."""
     lines = [f"machine: {report['machine']}; load average before {report['load_before']}, "
@@ -243,6 +300,7 @@ def markdown(report: dict) -> str:
     if study:
         lines.append(f"- default study ({study['command']}): {study['seconds']:.1f} s, peak RSS "
                      f"{study['peak_mib']:,.0f} MiB")
+    lines += ["", "Against issue 9's targets:", "", *_verdict_lines(report)]
     return "\n".join(lines)
 
 
@@ -289,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
             seconds, peak, _ = _child(["-m", "sim.cli", *study, "--results-dir", str(scratch / "study")], env)
             report["study"] = {"command": "luna-balance " + " ".join(study), "seconds": seconds, "peak_mib": peak}
     report["load_after"] = load_average()
+    report["targets"] = verdicts(report)
     Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     print(markdown(report))
     return 0

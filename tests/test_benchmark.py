@@ -1,4 +1,5 @@
-"""The benchmark runs end to end with tiny sizes and reports every column (its numbers are not checked here)."""
+"""The benchmark runs end to end with tiny sizes and reports every column (its numbers are not checked here), and
+draws its verdicts on issue 9's targets from the numbers as the targets say."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 
 import pytest
 
-from benchmarks.run import LEVEL_COLUMNS, main
+from benchmarks.run import LEVEL_COLUMNS, TARGETS, main, markdown, verdicts
 
 
 def test_benchmark_reports_every_column(tmp_path, capsys):
@@ -24,5 +25,35 @@ def test_benchmark_reports_every_column(tmp_path, capsys):
     table = capsys.readouterr().out
     for header in ("kernel 1 thread", "kernel 2 threads", "scaling", "CPU/wall", "aggregate-only", "per-game rows",
                    "detail rounds", "× floor", "games replayed", "floor ns/game", "cold start", "warm start",
-                   "peak RSS"):
+                   "peak RSS", "Against issue 9's targets"):
         assert header in table
+    assert {verdict["target"] for verdict in report["targets"]} == {key for key, *_ in TARGETS}
+
+
+def _report(levels: dict[str, dict[str, float]], warm_start: float) -> dict:
+    """A report with made-up numbers: ``levels`` overrides a passing row per level."""
+    passing = {"kernel_1": 1.0, "kernel_2": 2.0, "scaling": 2.0, "cpu_per_wall_2": 2.0, "aggregate": 0.9,
+               "rows": 0.9, "rounds": 0.6, "floor_ratio": 10.0, "replayed_floor_ratio": 5.0, "floor_ns": 100.0}
+    return {"machine": "test", "load_before": "0", "load_after": "0", "games": 1000, "repeats": 1,
+            "levels": {level: {**passing, **row} for level, row in levels.items()},
+            "start": {"cold_start": 20.0, "warm_start": warm_start, "imports": 0.3, "engine_load": 0.2}}
+
+
+def test_verdicts_name_the_levels_a_target_missed():
+    report = _report({"0": {"aggregate": 0.84, "floor_ratio": 20.7}, "4": {}, "8": {"floor_ratio": 32.8}}, 0.8)
+    by_target = {verdict["target"]: verdict for verdict in verdicts(report)}
+    assert by_target["aggregate"]["missed"] == ["0"] and by_target["aggregate"]["low"] == 0.84
+    assert by_target["floor_ratio"]["missed"] == ["0", "8"] and by_target["floor_ratio"]["high"] == 32.8
+    assert by_target["rows"]["met"] and by_target["scaling"]["met"] and by_target["warm_start"]["met"]
+    table = markdown(report)
+    assert "| `--aggregate-only`, share of the kernel | ≥ 85.0% | 84.0%–90.0% | missed at level 0 |" in table
+    assert "| kernel × the floor kernel | ≤ 15.00 | 10.00–32.80 | missed at levels 0, 8 |" in table
+
+
+def test_verdicts_at_the_bound():
+    """A minimum or maximum reached exactly is met; the warm start must stay strictly below its second."""
+    at_bounds = {"scaling": 1.8, "aggregate": 0.85, "rows": 0.85, "rounds": 0.5, "floor_ratio": 15.0}
+    outcome = {verdict["target"]: verdict["met"] for verdict in verdicts(_report({"3": at_bounds}, 1.0))}
+    assert outcome == {"scaling": True, "aggregate": True, "rows": True, "rounds": True, "floor_ratio": True,
+                       "warm_start": False}
+    assert "| warm start, seconds | < 1.00 | 1.00 | missed |" in markdown(_report({"3": at_bounds}, 1.0))
