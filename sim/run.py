@@ -46,7 +46,6 @@ from sim.crashpoints import crash_point
 from sim.dispatch import ordered_results
 from sim.engines import PlayChunk, check_engine, engine_function
 from sim.gamedata import GameData
-from sim.pages import ordinary_pages
 from sim.summary import StreamingSummary
 from sim.violation import InvariantError
 
@@ -129,7 +128,7 @@ class Int32Scratch:
     def reset(self) -> None:
         """Start a new table: the arrays taken so far may be overwritten."""
         if self._taken > self._buffer.size:  # the last table did not fit: the next one of its size will
-            self._buffer = ordinary_pages(np.empty(self._taken, np.int32))  # 16 MB a chunk of Luna alone
+            self._buffer = np.empty(self._taken, np.int32)
         self._taken = 0
 
     def take(self, size: int) -> np.ndarray:

@@ -93,7 +93,7 @@ SIM_DIR = PACKAGE_DIR.parent
 KERNEL_SOURCES: tuple[Path, ...] = (
     *sorted(PACKAGE_DIR.glob("*.py")),
     *(SIM_DIR / name for name in ("beltdata.py", "columns.py", "config.py", "constants.py", "gamedata.py",
-                                   "moondata.py", "pages.py", "playerdata.py", "rng.py", "strict.py", "tables.py",
+                                   "moondata.py", "playerdata.py", "rng.py", "strict.py", "tables.py",
                                    "violation.py")),
 )
 CACHE_PREFIX = "luna-balance-"

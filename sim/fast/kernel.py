@@ -83,7 +83,6 @@ from sim.fast.invariants import CHECK_NAMES
 from sim.fast.rng import MASK64
 from sim.fast.state import R_GAME, RESET_BYTES, SEAT_INT_COLUMNS, STATE_DTYPE
 from sim.gamedata import GameData
-from sim.pages import ordinary_pages
 from sim.tables import compile_tables, needs_general_engine
 from sim.violation import InvariantError
 
@@ -395,10 +394,9 @@ def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.nd
     count = games.shape[0]
     rows = count * len(config.seats)
     round_rows = count * len(config.luna_seats) * config.rounds if detail else 0
-    # ordinary pages: a huge page's fault may wait for memory to be compacted (sim/pages.py)
-    out_int = ordinary_pages(np.empty((N_INT_COLUMNS, padded_rows(rows)), dtype=np.int64))
+    out_int = np.empty((N_INT_COLUMNS, padded_rows(rows)), dtype=np.int64)
     out_won = np.empty(rows, dtype=np.float64)
-    out_rounds = ordinary_pages(np.empty((N_ROUND_COLUMNS, padded_rows(round_rows)), dtype=np.int64))
+    out_rounds = np.empty((N_ROUND_COLUMNS, padded_rows(round_rows)), dtype=np.int64)
     blocks = (count + BLOCK_GAMES - 1) // BLOCK_GAMES
     out_check = np.zeros((blocks, N_CHECK_COLUMNS), dtype=np.int64)
     general = needs_general_engine(data, config)
