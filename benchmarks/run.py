@@ -260,6 +260,8 @@ def _verdict_lines(report: dict) -> list[str]:
             outcome = "met"
         elif missed == ["start"]:
             outcome = "missed"
+        elif len(missed) == len(report["levels"]) > 1:
+            outcome = "missed at every level"
         else:
             outcome = f"missed at level{'s' if len(missed) > 1 else ''} {', '.join(missed)}"
         lines.append(f"| {verdict['label']} | {signs[verdict['kind']]} {_shown(target, verdict['bound'])} "

@@ -48,6 +48,8 @@ def test_verdicts_name_the_levels_a_target_missed():
     table = markdown(report)
     assert "| `--aggregate-only`, share of the kernel | ≥ 85.0% | 84.0%–90.0% | missed at level 0 |" in table
     assert "| kernel × the floor kernel | ≤ 15.00 | 10.00–32.80 | missed at levels 0, 8 |" in table
+    everywhere = _report({"0": {"floor_ratio": 20.7}, "8": {"floor_ratio": 32.8}}, 0.8)
+    assert "| kernel × the floor kernel | ≤ 15.00 | 20.70–32.80 | missed at every level |" in markdown(everywhere)
 
 
 def test_verdicts_at_the_bound():
