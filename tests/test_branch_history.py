@@ -6,8 +6,10 @@ import numba
 import numpy as np
 import pytest
 
+from sim.constants import N_SLOTS
 from sim.fast._jit import X86_64
-from sim.fast.branch_history import TARGETS, mark_branch_history
+from sim.fast.branch_history import TARGETS, card_mark, mark_branch_history
+from sim.tables import MAX_CARDS
 
 
 @numba.njit
@@ -44,3 +46,11 @@ def test_the_mark_is_an_indirect_jump_through_its_own_table():
     assembly = next(iter(_marked_sums.inspect_asm().values()))
     assert "notrack jmp" in " ".join(assembly.split())
     assert assembly.count(".Lentry") >= TARGETS  # one entry per target, each a jump to the end
+
+
+def test_every_card_in_every_slot_has_an_entry_of_its_own():
+    """Luna's card loop marks the card in its slot: a mark that ignored the slot, or let two pairs share an
+    entry of the table, would leave the predictor guessing which of the card's matrix cells come."""
+    marks = {card_mark(card, slot) for card in range(MAX_CARDS) for slot in range(N_SLOTS)}
+    assert len(marks) == MAX_CARDS * N_SLOTS
+    assert min(marks) >= 0 and max(marks) < TARGETS and TARGETS & (TARGETS - 1) == 0

@@ -2,14 +2,16 @@
 
 Why. Each of Luna's cards runs its opcode rows through one dispatch (``luna.card_ops_inline``: a jump table
 on the opcode), and which handler comes next, how many companies a row chooses, how many steps it takes,
-is the card's: known the moment the card is, but not to the branch predictor, which sees only the path of
-branches taken so far. After a jump whose target is the card's own, that path names the card, and the
-predictor learns each card's sequence: :func:`mark_branch_history` is that jump. It costs one jump the
-predictor mostly misses (the card is the game's chance) against several it then gets right: 4-7 % less time
-per game at levels 0-8 (issue 9; 1 thread, 200,000 games, three times alternating with the code before, on an
-AMD EPYC host; on the Intel Xeon host of a later round it made no difference either way). Marking other values
-was slower (a majority card before its reveal, the decider of her early discard, the chosen company before its
-track steps): there a mark costs more misses than it saves.
+which display spaces, plans and bonus spaces its matrices pick, is the card's and its slot's: known the moment
+both are, but not to the branch predictor, which sees only the path of branches taken so far. After a jump
+whose target is the card's own in that slot (:func:`card_mark`), that path names both, and the predictor learns
+each card's sequence as played from each slot: :func:`mark_branch_history` is that jump. It costs one jump the
+predictor mostly misses (the card is the game's chance) against several it then gets right. Marking the card
+alone took 4-7 % off a game at levels 0-8 on an AMD EPYC host (1 thread, 200,000 games, three times alternating
+with the code before) and made no difference on the Intel Xeon host of later rounds; marking the card in its slot
+took a further 5-10 % off there (levels 0, 4 and 8, 1 and 2 threads, three alternations of a process each, issue
+9). Marking other values was slower (a majority card before its reveal, the decider of her early discard, the
+chosen company before its track steps): there a mark costs more misses than it saves.
 
 What. Inline assembly: a table of ``TARGETS`` relative offsets, an indirect jump to entry ``value mod
 TARGETS``, and at each entry a jump to the end. It reads only ``value`` and two scratch registers and
@@ -24,12 +26,20 @@ from llvmlite import ir
 from numba.core import types
 from numba.core.extending import intrinsic
 
-from sim.fast._jit import X86_64
+from sim.constants import N_SLOTS
+from sim.fast._jit import X86_64, jit
 from sim.tables import MAX_CARDS
 
-TARGETS = MAX_CARDS  # one entry per card: a power of two, so value mod TARGETS is a mask
-if TARGETS & (TARGETS - 1):
+SLOT_STRIDE = MAX_CARDS  # card_mark: a card's marks in consecutive slots lie this far apart
+TARGETS = MAX_CARDS * (1 << (N_SLOTS - 1).bit_length())  # an entry per card and slot, a power of two
+if MAX_CARDS & (MAX_CARDS - 1):
     raise ImportError("sim/tables.py: MAX_CARDS must be a power of two for the branch-history mark")
+
+
+@jit(inline="always")
+def card_mark(card, slot):
+    """The mark of ``card`` played from ``slot``: a different table entry for every card in every slot."""
+    return slot * SLOT_STRIDE + card
 
 
 def _assembly(targets: int) -> str:

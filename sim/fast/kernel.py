@@ -42,9 +42,10 @@ company-track passage's cost and gain (``sim.tables.track_passages``), so Luna c
 When every other seat has passed (always, playing alone) Luna plays out her round in one call
 (``luna.luna_plays_out``), her card loop compiled into it: the addresses her opcodes need are worked out
 once a round instead of once a card (2-5 % at levels 0, 4 and 8). Each card she resolves first jumps
-through a table on its own number (``sim/fast/branch_history.py``): one jump the predictor misses, after
-which the path it keys on names the card, so the opcode dispatch and the card's own counts are predicted
-(4-7 % at levels 0-8).
+through a table on its own number and slot (``sim/fast/branch_history.py``): one jump the predictor misses,
+after which the path it keys on names the card in its slot, so the opcode dispatch, the card's own counts and
+its matrices' cells are predicted (4-7 % at levels 0-8 for the card alone on an AMD host, 5-10 % more for its
+slot on an Intel one).
 
 How a game's time splits (1 thread, 200,000 games, the card loop made to return at once, alternating with
 the whole engine): without its cards' actions a game still costs 6.2-8.2x the floor (setup with its

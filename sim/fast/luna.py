@@ -27,7 +27,7 @@ from sim.fast.board import (
     place_bonus_markers,
     select_companies,
 )
-from sim.fast.branch_history import mark_branch_history
+from sim.fast.branch_history import card_mark, mark_branch_history
 from sim.fast.rng import below, seat_stream, shuffle
 from sim.fast.state import DECK, DISCARD, N_SIDES, NO_CARD, STACK
 from sim.tables import (
@@ -230,7 +230,7 @@ def card_ops(t, st, seat, card, slot, steps_done, general):
 def card_ops_inline(t, st, seat, card, slot, steps_done, general):
     """:func:`card_ops`, compiled into its caller (:func:`luna_plays_out`'s loop over her slots)."""
     st.n_chosen = 0
-    mark_branch_history(card)  # the predictor then learns each card's rows (sim/fast/branch_history.py)
+    mark_branch_history(card_mark(card, slot))  # the predictor learns the card's rows (sim/fast/branch_history.py)
     for op in range(t.card_op_start[card], t.card_op_start[card + 1]):
         code = t.ops[op, 0]
         count = t.ops[op, 1]
