@@ -30,7 +30,6 @@ from sim.constants import N_SLOTS
 from sim.fast._jit import X86_64, jit
 from sim.tables import MAX_CARDS
 
-SLOT_STRIDE = MAX_CARDS  # card_mark: a card's marks in consecutive slots lie this far apart
 TARGETS = MAX_CARDS * (1 << (N_SLOTS - 1).bit_length())  # an entry per card and slot, a power of two
 if MAX_CARDS & (MAX_CARDS - 1):
     raise ImportError("sim/tables.py: MAX_CARDS must be a power of two for the branch-history mark")
@@ -39,7 +38,7 @@ if MAX_CARDS & (MAX_CARDS - 1):
 @jit(inline="always")
 def card_mark(card, slot):
     """The mark of ``card`` played from ``slot``: a different table entry for every card in every slot."""
-    return slot * SLOT_STRIDE + card
+    return slot * MAX_CARDS + card
 
 
 def _assembly(targets: int) -> str:
