@@ -23,6 +23,16 @@ def numeric(values: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
 
 
+def numeric_values(array: pa.Array) -> np.ndarray:
+    """The values of a :func:`numeric`-like arrow array (integers or floats, no nulls) as a numpy view of its
+    memory (``pa.Array.to_numpy`` imports pandas)."""
+    if not (pa.types.is_integer(array.type) or pa.types.is_floating(array.type)) or array.null_count:
+        raise TypeError(f"numeric values are integers or floats without nulls, got {array.type} "
+                        f"with {array.null_count} nulls")
+    whole = np.frombuffer(array.buffers()[1], dtype=array.type.to_pandas_dtype())
+    return whole[array.offset:array.offset + len(array)]
+
+
 def strings(words: Sequence[str]) -> pa.Array:
     """``words`` as an arrow string array, no nulls."""
     encoded = [word.encode("utf-8") for word in words]

@@ -30,6 +30,22 @@ def test_numeric_refuses_what_it_cannot_lay_out(values):
         arrow.numeric(values)
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64])
+def test_numeric_values_view_what_the_array_holds(dtype):
+    values = np.array([5, -2, 9, 0, 4, 4], dtype=dtype)
+    array = arrow.numeric(values)
+    assert np.array_equal(arrow.numeric_values(array), values)
+    assert np.array_equal(arrow.numeric_values(array.slice(2, 3)), values[2:5])  # an offset into the buffer
+    assert arrow.numeric_values(array).dtype == values.dtype
+
+
+def test_numeric_values_refuses_text_and_nulls():
+    with pytest.raises(TypeError, match="integers or floats without nulls"):
+        arrow.numeric_values(arrow.strings(["a"]))
+    with pytest.raises(TypeError, match="integers or floats without nulls"):
+        arrow.numeric_values(pa.array([1, None], pa.int32()))
+
+
 def test_strings_and_dictionaries_equal_pa_array():
     words = ["", "luna", "scripted", "Heliumtank Ü", "C7"]
     assert arrow.strings(words).equals(pa.array(words, pa.string()))
@@ -65,7 +81,7 @@ def test_repeated_seat_words_leave_no_stray_memory_in_the_parquet_file(tmp_path)
             np.frombuffer(buffer, dtype=np.uint8)[:] = byte
         del held
         path = tmp_path / f"kind{byte}.parquet"
-        writer = _parquet_writer(path, table.schema)
+        writer = _parquet_writer(path, table)
         writer.write_table(table)
         writer.close()
         digests.add(hashlib.sha256(path.read_bytes()).hexdigest())
@@ -76,6 +92,34 @@ def test_tables_keep_the_order_and_mark_fields_non_null():
     table = arrow.table({"b": arrow.numeric(np.array([1.5])), "a": arrow.strings(["x"])})
     assert table.column_names == ["b", "a"]
     assert [field.nullable for field in table.schema] == [False, False]
+
+
+def test_rows_writer_writes_plain_what_the_first_chunk_holds_constant(tmp_path):
+    """sim.run._parquet_writer: a number with one value throughout the first table is written PLAIN, any
+    other BYTE_STREAM_SPLIT; a later table where that number varies is written as faithfully."""
+    import pyarrow.parquet as pq
+
+    from sim.run import ParquetRows
+
+    def chunk_table(level: np.ndarray) -> pa.Table:
+        return arrow.table({"score": arrow.numeric(np.array([3, 9, 4], np.int32)),
+                            "level": arrow.numeric(level),
+                            "won": arrow.numeric(np.array([0.5, 0.5, 0.5])),
+                            "kind": arrow.dictionary(np.zeros(3, np.int8), ["luna"])})
+
+    tables = [chunk_table(np.array([5, 5, 5], np.int32)), chunk_table(np.array([5, 7, 5], np.int32))]
+    rows = ParquetRows(tmp_path / "seats.parquet", lambda table, scratch: table)
+    for table in tables:
+        rows.consume(table)
+    rows.finish(tmp_path)
+    written = pq.ParquetFile(tmp_path / "seats.parquet")
+    encodings = {written.schema_arrow.field(i).name: written.metadata.row_group(0).column(i).encodings
+                 for i in range(written.metadata.num_columns)}
+    assert "BYTE_STREAM_SPLIT" in encodings["score"] and "BYTE_STREAM_SPLIT" not in encodings["level"]
+    assert "PLAIN" in encodings["level"] and "BYTE_STREAM_SPLIT" not in encodings["won"]
+    back = written.read()
+    assert back["level"].to_pylist() == [5, 5, 5, 5, 7, 5]
+    assert back["won"].to_pylist() == [0.5] * 6 and back["kind"].to_pylist() == ["luna"] * 6
 
 
 @pytest.mark.parametrize("options", [[], ["--aggregate-only"], ["--detail", "rounds"]])
