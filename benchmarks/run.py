@@ -245,8 +245,16 @@ def verdicts(report: dict) -> list[dict]:
     return out
 
 
-def _shown(target: str, value: float) -> str:
-    return f"{value:.1%}" if target in _PERCENT else f"{value:.2f}"  # a share just under its bar shows as such
+def _shown(target: str, value: float, bound: float | None = None) -> str:
+    """``value`` as the verdicts print it (a share to 0.1 %, others to 0.01); a value other than ``bound`` that
+    would print as the bound gets the digits that tell them apart (a scaling of 1.797 against 1.8: "1.797")."""
+    def text(number: float, digits: int) -> str:
+        return f"{number:.{digits}%}" if target in _PERCENT else f"{number:.{digits + 1}f}"
+
+    digits = 1
+    while bound is not None and value != bound and text(value, digits) == text(bound, digits) and digits < 6:
+        digits += 1
+    return text(value, digits)
 
 
 def _verdict_lines(report: dict) -> list[str]:
@@ -255,7 +263,7 @@ def _verdict_lines(report: dict) -> list[str]:
     signs = {"min": "≥", "max": "≤", "below": "<"}
     for verdict in verdicts(report):
         target, missed = verdict["target"], verdict["missed"]
-        low, high = _shown(target, verdict["low"]), _shown(target, verdict["high"])
+        low, high = _shown(target, verdict["low"], verdict["bound"]), _shown(target, verdict["high"], verdict["bound"])
         if verdict["met"]:
             outcome = "met"
         elif missed == ["start"]:

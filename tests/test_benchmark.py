@@ -52,6 +52,16 @@ def test_verdicts_name_the_levels_a_target_missed():
     assert "| kernel × the floor kernel | ≤ 15.00 | 20.70–32.80 | missed at every level |" in markdown(everywhere)
 
 
+def test_a_miss_never_prints_as_its_bound():
+    """Regression: a scaling of 1.797 printed as "1.80–1.97 | missed at level 0" (the whole bench at 065c524)."""
+    table = markdown(_report({"0": {"scaling": 1.797, "aggregate": 0.84996}, "1": {"scaling": 1.97}}, 0.9996))
+    assert "| 1 → 2 threads | ≥ 1.80 | 1.797–1.97 | missed at level 0 |" in table
+    assert "| `--aggregate-only`, share of the kernel | ≥ 85.0% | 84.996%–90.0% | missed at level 0 |" in table
+    assert "| warm start, seconds | < 1.00 | 0.9996 | met |" in table  # nor a value that meets it
+    met = markdown(_report({"0": {"scaling": 1.8}, "1": {}}, 0.8))
+    assert "| 1 → 2 threads | ≥ 1.80 | 1.80–2.00 | met |" in met
+
+
 def test_verdicts_at_the_bound():
     """A minimum or maximum reached exactly is met; the warm start must stay strictly below its second."""
     at_bounds = {"scaling": 1.8, "aggregate": 0.85, "rows": 0.85, "rounds": 0.5, "floor_ratio": 15.0}
