@@ -69,7 +69,7 @@ TARGETS = (
     ("floor_ratio", "kernel × the floor kernel", 15.0, "max"),
     ("warm_start", "warm start, seconds", 1.0, "below"),
 )
-_PERCENT = ("aggregate", "rows", "rounds")
+SHARE_COLUMNS = ("aggregate", "rows", "rounds")  # end-to-end games/s as a share of the 2-thread kernel
 _ENGINE_LOAD = """
 import json, sys, time
 started = time.perf_counter()
@@ -213,7 +213,7 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
             "kernel_1": rates["kernel_1"], "kernel_2": rates["kernel_2"],
             "scaling": rates["kernel_2"] / rates["kernel_1"],
             "cpu_per_wall_2": busy["kernel_2"],
-            **{name: rates[name] / rates["kernel_2"] for name in ("aggregate", "rows", "rounds")},
+            **{name: rates[name] / rates["kernel_2"] for name in SHARE_COLUMNS},
             "floor_ratio": rates["floor"] / rates["kernel_1"],
             "replayed_floor_ratio": rates["floor"] / rates["replayed"],
             "floor_ns": 1e9 / rates["floor"],  # the day's yardstick: the same code ran 2x apart on one machine
@@ -249,7 +249,7 @@ def _shown(target: str, value: float, bound: float | None = None) -> str:
     """``value`` as the verdicts print it (a share to 0.1 %, others to 0.01); a value other than ``bound`` that
     would print as the bound gets the digits that tell them apart (a scaling of 1.797 against 1.8: "1.797")."""
     def text(number: float, digits: int) -> str:
-        return f"{number:.{digits}%}" if target in _PERCENT else f"{number:.{digits + 1}f}"
+        return f"{number:.{digits}%}" if target in SHARE_COLUMNS else f"{number:.{digits + 1}f}"
 
     digits = 1
     while bound is not None and value != bound and text(value, digits) == text(bound, digits) and digits < 6:
