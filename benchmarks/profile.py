@@ -1,4 +1,4 @@
-"""Where a game's time goes, per jitted function: ``python -m benchmarks.profile [--level 8] [--games N]``.
+"""Where a game's time goes, per jitted function: ``python -m benchmarks.profile [--level 8 | --seats S] [--games N]``.
 
 Linux ``perf`` samples two child processes on one thread: one plays distinct games (what a run plays), the
 other games ``0 .. REPLAYED_GAMES - 1`` of ``benchmarks.run``, each over and over, so that the processor's
@@ -80,7 +80,7 @@ def jitted_functions(dispatcher: Any) -> list[tuple[int, str]]:
     return sorted((address, name) for name, address in found.items())
 
 
-def play(mode: str, level: int, games: int, map_path: Path) -> float:
+def play(mode: str, seats: str, games: int, map_path: Path) -> float:
     """The child's work: write the function map to ``map_path``, play the games; nanoseconds a game."""
     import numba
     import numpy as np
@@ -91,7 +91,7 @@ def play(mode: str, level: int, games: int, map_path: Path) -> float:
     from sim.run import chunk_bounds, default_chunk_size
 
     numba.set_num_threads(1)
-    data, config = load_game_data(), GameConfig(seats=parse_seats(f"luna:{level}"))
+    data, config = load_game_data(), GameConfig(seats=parse_seats(seats))
     ids = np.arange(games, dtype=np.int64) if mode == "distinct" else replayed_game_ids(games)
     play_games_numba(data, config, SEED, ids[:10], False)  # compiles or loads the driver outside the timing
     map_path.write_text("".join(f"{address:x} {name}\n" for address, name in jitted_functions(driver_for())))
@@ -113,12 +113,12 @@ def _samples(perf: str, data: Path) -> list[tuple[int, int]]:
     return samples
 
 
-def markdown(level: int, games: int, spent: dict[str, Counter[str]], wall: dict[str, float]) -> str:
+def markdown(seats: str, games: int, spent: dict[str, Counter[str]], wall: dict[str, float]) -> str:
     """The per-function table, most time in distinct games first, and the totals."""
     per_game = {mode: {name: ns / games for name, ns in spent[mode].items()} for mode in MODES}
     names = sorted(set(per_game["distinct"]) | set(per_game["replayed"]),
                    key=lambda name: -per_game["distinct"].get(name, 0.0))
-    lines = [f"luna:{level}, {games:,} games a child, one thread; ns a game (perf cpu-clock samples)", "",
+    lines = [f"{seats}, {games:,} games a child, one thread; ns a game (perf cpu-clock samples)", "",
              "| function | distinct | replayed | distinct − replayed |", "|---|---:|---:|---:|"]
     for name in names:
         distinct, replayed = per_game["distinct"].get(name, 0.0), per_game["replayed"].get(name, 0.0)
@@ -135,13 +135,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.profile", description=__doc__.split("\n\n")[0])
     parser.add_argument("--level", type=int, default=8, choices=range(9), help="Luna's level (default 8)")
     parser.add_argument("--games", type=int, default=400_000, help="games a child plays (default 400,000)")
+    parser.add_argument("--seats", default=None,
+                        help="the seats, as simulate's --seats (default: luna:<level> alone)")
     parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("--map", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.games < REPLAYED_GAMES:
         parser.error(f"--games must be at least {REPLAYED_GAMES}")
+    seats = args.seats or f"luna:{args.level}"
     if args.child:
-        print(json.dumps({"ns_per_game": play(args.child, args.level, args.games, args.map)}))
+        print(json.dumps({"ns_per_game": play(args.child, seats, args.games, args.map)}))
         return 0
     perf = shutil.which("perf")
     if perf is None:
@@ -152,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         for mode in MODES:
             data, map_path = Path(scratch) / f"{mode}.perf", Path(scratch) / f"{mode}.map"
             command = [perf, "record", "-q", "-e", "cpu-clock", "-F", str(FREQUENCY), "-o", str(data), "--",
-                       sys.executable, "-m", "benchmarks.profile", "--child", mode, "--level", str(args.level),
+                       sys.executable, "-m", "benchmarks.profile", "--child", mode, "--seats", seats,
                        "--games", str(args.games), "--map", str(map_path)]
             child = subprocess.run(command, capture_output=True, text=True)
             if child.returncode != 0:
@@ -169,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"benchmarks.profile: `perf script` of the {mode} games failed: {reason}", file=sys.stderr)
                 return 2
             spent[mode] = attribute(samples, functions)
-    print(markdown(args.level, args.games, spent, wall))
+    print(markdown(seats, args.games, spent, wall))
     return 0
 
 

@@ -39,3 +39,16 @@ def test_the_profile_splits_a_level_s_games_by_function(capsys):
     distinct, replayed, _ = (float(cell.replace(",", "")) for cell in rows["luna.luna_plays_out"])
     assert distinct > 0 and replayed > 0  # her card loop is sampled in both children
     assert {"game.setup", "jitted code", "wall clock, the child's loop"} <= set(rows)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("perf") is None, reason="Linux perf is not installed")
+def test_the_profile_plays_the_seats_it_is_given(capsys):
+    pytest.importorskip("numba")
+    assert profile.main(["--seats", "scripted:balanced,luna:0", "--games", "20000"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("scripted:balanced,luna:0, 20,000 games a child")
+    rows = {line.split("|")[1].strip(): line.split("|")[2:5] for line in out.splitlines()
+            if line.startswith("| ") and not line.startswith("| function")}
+    distinct, _, _ = (float(cell.replace(",", "")) for cell in rows["players.player_turn"])
+    assert distinct > 0  # a scripted seat's turns are played, which Luna alone never has
