@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from sim.constants import (
     ACTION_KINDS,
     DISPLAY_SPACES,
@@ -56,19 +58,29 @@ def luna_majority_values(t, st):
         st.luna_values[index] = best
 
 
-@jit
-def ranks_before(t, st, card, other):
-    """``ranked_display_spaces``' key without the space: ``card`` sorts strictly before ``other``.
+@jit(inline="always")
+def display_key(t, st, card):
+    """``ranked_display_spaces``' key of a shown ``card`` without the space, as two numbers: ``(place, resources)``.
 
-    Share cards first, by the company's value rank, then the larger resource sum. Callers scan the
-    spaces upward and replace their best only on a strict win, which is the key's last part (lower
-    space first). ``st.order`` must be current."""
-    share, other_share = t.action_share[card], t.action_share[other]
-    if (share < 0) != (other_share < 0):
-        return share >= 0
-    if share >= 0 and st.rank[share] != st.rank[other_share]:
-        return st.rank[share] < st.rank[other_share]
-    return t.action_resource_sum[card] > t.action_resource_sum[other]
+    Share cards first, by the company's value rank (``place`` = that rank), others after them (``place`` =
+    ``N_COMPANIES``); then the larger resource sum. ``card`` sorts before ``other`` when its place is smaller,
+    or equal with more resources (:func:`sorts_before`). ``st.order`` must be current; ``card`` may be
+    ``NO_CARD`` (a key the caller leaves out)."""
+    card = max(card, 0)
+    share = t.action_share[card]
+    shown = np.int64(share >= 0)
+    # arithmetic, not a select of a load, which LLVM would turn back into a branch (board.gain_most_valuable_share)
+    place = shown * st.rank[max(share, 0)] + (1 - shown) * N_COMPANIES
+    return place, t.action_resource_sum[card]
+
+
+@jit(inline="always")
+def sorts_before(place, resources, best_place, best_resources):
+    """A card of key ``(place, resources)`` sorts strictly before one of the other key (:func:`display_key`).
+
+    Callers scan the spaces upward and replace their best only on a strict win, which is the key's last part
+    (lower space first). A bitwise or and and, not ``or`` and ``and``: no branch on which card the game shows."""
+    return (place < best_place) | ((place == best_place) & (resources > best_resources))
 
 
 @jit
@@ -78,17 +90,19 @@ def choose_aim(t, st, seat, n, kind):
     st.aims[seat, n, 1] = -1
     st.aims[seat, n, 2] = 0
     if kind == BUY_CARD:
+        # selects, not branches: which cards the display shows is the game's chance (board.select_companies)
         best = -1
+        best_place, best_resources = N_COMPANIES + 1, 0  # behind every card: the first one shown wins
         for space in range(DISPLAY_SPACES):
             card = st.display[space]
-            if card == NO_CARD:
-                continue
             aimed = False
             for i in range(n):
-                if st.plan[seat, i] == BUY_CARD and st.aims[seat, i, 0] == card:
-                    aimed = True
-            if not aimed and (best < 0 or ranks_before(t, st, card, st.display[best])):
-                best = space
+                aimed |= (st.plan[seat, i] == BUY_CARD) & (st.aims[seat, i, 0] == card)
+            place, resources = display_key(t, st, card)
+            wins = (card != NO_CARD) & (not aimed) & sorts_before(place, resources, best_place, best_resources)
+            best = space if wins else best
+            best_place = place if wins else best_place
+            best_resources = resources if wins else best_resources
         if best >= 0:
             st.aims[seat, n, 0] = st.display[best]
     elif kind == RESEARCH:
@@ -213,15 +227,19 @@ def player_buy(t, st, seat, aimed):
     # when affordable, else the best-ranked affordable card.
     cash = st.cash[seat]
     best = -1
-    for space in range(DISPLAY_SPACES):
+    best_place, best_resources = N_COMPANIES + 1, 0
+    aimed_space = -1
+    for space in range(DISPLAY_SPACES):  # selects, not branches, as in choose_aim
         card = st.display[space]
-        if card == NO_CARD or t.action_price[card] > cash:
-            continue
-        if card == aimed:
-            best = space
-            break
-        if best < 0 or ranks_before(t, st, card, st.display[best]):
-            best = space
+        affordable = (card != NO_CARD) & (t.action_price[max(card, 0)] <= cash)
+        aimed_space = space if affordable & (card == aimed) else aimed_space
+        place, resources = display_key(t, st, card)
+        wins = affordable & sorts_before(place, resources, best_place, best_resources)
+        best = space if wins else best
+        best_place = place if wins else best_place
+        best_resources = resources if wins else best_resources
+    if aimed_space >= 0:
+        best = aimed_space
     if best < 0:
         return
     card = st.display[best]

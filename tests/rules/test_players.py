@@ -292,8 +292,8 @@ def _display_game(seats: str = "scripted:balanced,luna:2", seed: int = 11):
     return rules, state, rngs
 
 
-# Reference only: the numba engine has no ranking of its own (its comparator _ranks_before serves
-# _choose_aim and _player_buy, whose aim and buy tests below run on both engines).
+# Reference only: the numba engine has no ranking of its own (its key, display_key and sorts_before, serves
+# choose_aim and player_buy, whose aim and buy tests below run on both engines).
 def test_display_ranking_for_a_buyer():
     rules, state, _ = _display_game()
     assert ref.ranked_display_spaces(rules, state) == [space - 1 for space in RANKED]
