@@ -137,10 +137,14 @@ def plan_player(t, st, seat):
             if not st.slot_on[seat, slot]:
                 continue
             pick = below(st, seat_stream(seat), total)
+            # the kind whose share of 0 .. total - 1 holds the pick: the number of kinds whose running weight
+            # it reaches, summed without a branch on it (a loop that stops at the kind drawn is
+            # mispredicted about as often as not)
             kind = 0
-            while pick >= t.seat_weights[seat, kind]:
-                pick -= t.seat_weights[seat, kind]
-                kind += 1
+            reached = 0
+            for k in range(len(ACTION_KINDS) - 1):  # the pick is below the total: it never reaches the last
+                reached += t.seat_weights[seat, k]
+                kind += np.int64(pick >= reached)
             # the reference appends the kind before choosing the aim, but its zip stops at the shorter
             # aims list: only the n earlier actions count
             st.plan[seat, n] = kind
