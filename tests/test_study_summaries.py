@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from analysis.schema import SCORE_COLUMNS
@@ -19,6 +20,7 @@ from analysis.study.summaries import (
     TIMING_SUMMARY_FILE,
     PartReducer,
     load_summaries,
+    pairs_encoding,
 )
 from analysis.study.summary_report import study_tables
 from sim.cli import main
@@ -97,6 +99,34 @@ def test_summaries_do_not_depend_on_the_chunking(tmp_path):
                         for name in (SEAT_SUMMARY_FILE, ROUND_SUMMARY_FILE, TIMING_SUMMARY_FILE, "pairs.parquet")})
     for name, frame in written[0].items():
         pd.testing.assert_frame_equal(frame, written[1][name], obj=name)
+
+
+def test_the_pairs_file_stores_each_column_as_the_reducer_says_and_reads_back_luna_s_rows(tmp_path):
+    data = load_game_data()
+    config = GameConfig(seats=parse_seats("scripted:balanced,luna:4,luna:5"))
+    reducer = PartReducer(config, data)
+    kept = []
+
+    class Keep:
+        def consume(self, chunk: Chunk) -> None:
+            kept.append(chunk.seats)
+
+        def finish(self, directory: Path) -> None:
+            pass
+
+    run_simulation(data, config, RunOptions(games=30, seed=5, chunk_size=11), tmp_path / "run",
+                   consumers=[reducer, Keep()], write_games=False)
+    stored = pq.ParquetFile(tmp_path / "run" / "pairs.parquet")
+    for row_group in range(stored.metadata.num_row_groups):
+        for index in range(stored.metadata.num_columns):
+            column = stored.metadata.row_group(row_group).column(index)
+            assert pairs_encoding(column.path_in_schema) in column.encodings, column.path_in_schema
+    assert pairs_encoding("game") == "DELTA_BINARY_PACKED" and pairs_encoding("score_total") == "BYTE_STREAM_SPLIT"
+    pairs = stored.read().to_pandas()
+    luna_rows = np.concatenate([chunk["seat"] > 0 for chunk in kept])  # seats 1 and 2 are Luna's
+    for name in ("game", "seat", "score_total"):
+        expected = np.concatenate([chunk[name] for chunk in kept])[luna_rows]
+        np.testing.assert_array_equal(pairs[name].to_numpy(), expected, err_msg=name)
 
 
 def test_seat_summaries_do_not_depend_on_the_row_order_and_round_rows_must_come_in_engine_order(tmp_path):
