@@ -79,7 +79,8 @@ def sorts_before(place, resources, best_place, best_resources):
     """A card of key ``(place, resources)`` sorts strictly before one of the other key (:func:`display_key`).
 
     Callers scan the spaces upward and replace their best only on a strict win, which is the key's last part
-    (lower space first). A bitwise or and and, not ``or`` and ``and``: no branch on which card the game shows."""
+    (lower space first). Bitwise ``|`` and ``&``, not ``or`` and ``and``, which would branch on which cards the
+    game shows."""
     return (place < best_place) | ((place == best_place) & (resources > best_resources))
 
 

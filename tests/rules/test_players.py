@@ -292,7 +292,7 @@ def _display_game(seats: str = "scripted:balanced,luna:2", seed: int = 11):
     return rules, state, rngs
 
 
-# Reference only: the numba engine has no ranking of its own (its key, display_key and sorts_before, serves
+# Reference only: the numba engine has no ranking of its own (its key, display_key with sorts_before, serves
 # choose_aim and player_buy, whose aim and buy tests below run on both engines).
 def test_display_ranking_for_a_buyer():
     rules, state, _ = _display_game()
