@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import errno
 import html
-import io
 import math
 import os
 import tempfile
@@ -33,7 +32,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis.plotting import plot_style
+from analysis.drawing import DrawingHelper, figure_files
 from sim.crashpoints import crash_point
 from sim.run import os_error_naming
 
@@ -137,15 +136,6 @@ def atomic_write(path: str | Path, content: bytes | str) -> Path:
         Path(temporary).unlink(missing_ok=True)
         raise
     return destination
-
-
-def figure_bytes(figure: Figure, image_format: str) -> bytes:
-    """Render a figure to PNG or SVG bytes in the project's style, without dates in the file."""
-    buffer = io.BytesIO()
-    metadata = {"Date": None} if image_format == "svg" else {"Software": None}
-    with plot_style():
-        figure.savefig(buffer, format=image_format, metadata=metadata, bbox_inches="tight")
-    return buffer.getvalue()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -305,6 +295,7 @@ def write_report(
     max_rows: int | None = DEFAULT_MAX_ROWS,
     introduction: str = "",
     captions: Mapping[str, str] | None = None,
+    helper: DrawingHelper | None = None,
 ) -> ReportFiles:
     """Write tables (CSV), figures (PNG, SVG), ``report.md`` and ``report.html``.
 
@@ -328,6 +319,9 @@ def write_report(
         Optional paragraph under the title.
     captions
         Figure name -> caption (e.g. :data:`analysis.report.FIGURE_CAPTIONS`); else the name in words.
+    helper
+        A second process to draw some of the figures in (:func:`analysis.drawing.drawing_helper`); the files
+        are the same without it.
 
     Returns
     -------
@@ -342,8 +336,9 @@ def write_report(
     # Everything is rendered before anything is written: a table or figure that fails leaves an earlier
     # report in this folder as it was, rather than its report.html beside some new tables.
     csv_text = {name: frame.to_csv(index=False, lineterminator="\n") for name, frame in tables.items()}
-    png_data = {name: figure_bytes(figure, "png") for name, figure in figures.items()}
-    svg_data = {name: figure_bytes(figure, "svg") for name, figure in figures.items()}
+    drawn = figure_files(figures, helper)
+    png_data = {name: png for name, (png, _) in drawn.items()}
+    svg_data = {name: svg for name, (_, svg) in drawn.items()}
 
     figure_captions = captions or {}
     arranged = arrange_sections(sections, tables, figures)

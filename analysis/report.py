@@ -15,6 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis import deck, plots, stats
+from analysis.drawing import drawing_helper, figure_bytes  # noqa: F401  (figure_bytes re-exported, as below)
 from analysis.load import RunData, load_runs
 from analysis.render import (  # noqa: F401  (re-exported: the report's public API predates the split)
     DEFAULT_MAX_ROWS,
@@ -23,7 +24,6 @@ from analysis.render import (  # noqa: F401  (re-exported: the report's public A
     Section,
     arrange_sections,
     atomic_write,
-    figure_bytes,
     format_value,
     html_table,
     markdown_table,
@@ -299,10 +299,12 @@ def render_study(
     ReportFiles
         Paths of everything written.
     """
-    data = load_runs(run_dirs)
-    introduction = (
-        f"{len(data.runs)} run(s), {len(data.seats)} seat-games. Figures of distributions show the base"
-        " variant with Luna alone (or the most common opponents); the tables hold every group."
-    )
-    return write_report(study_dir, report_tables(data), build_figures(data), title=title, sections=DEFAULT_SECTIONS,
-                        introduction=introduction, captions=FIGURE_CAPTIONS)
+    with drawing_helper() as helper:  # started first: it imports matplotlib while the runs load
+        data = load_runs(run_dirs)
+        introduction = (
+            f"{len(data.runs)} run(s), {len(data.seats)} seat-games. Figures of distributions show the base"
+            " variant with Luna alone (or the most common opponents); the tables hold every group."
+        )
+        return write_report(study_dir, report_tables(data), build_figures(data), title=title,
+                            sections=DEFAULT_SECTIONS, introduction=introduction, captions=FIGURE_CAPTIONS,
+                            helper=helper)

@@ -11,6 +11,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis import plots, report, stats
+from analysis.drawing import drawing_helper
 from analysis.load import RunData, load_run
 from analysis.render import ReportFiles, Section, write_report
 from analysis.schema import BASE_VARIANT, LUNA
@@ -276,9 +277,10 @@ def render_study_dir(study_dir: str | Path) -> ReportFiles:
     from analysis.study.readings_step import add_readings_section
 
     summary = load_summaries(study_dir)
-    tables, figures, sections, captions = study_content(summary)
-    sections = with_parity(summary.plan, sections)
-    sections = add_readings_section(study_dir, summary.plan, tables, figures, sections, captions)
-    return write_report(study_dir, tables, figures, title=f"Luna balance study: {summary.plan.name}",
-                        sections=sections, introduction=introduction(summary.plan, summary.manifests),
-                        captions=captions)
+    with drawing_helper() as helper:  # started now: it imports matplotlib while the figures are built
+        tables, figures, sections, captions = study_content(summary)
+        sections = with_parity(summary.plan, sections)
+        sections = add_readings_section(study_dir, summary.plan, tables, figures, sections, captions)
+        return write_report(study_dir, tables, figures, title=f"Luna balance study: {summary.plan.name}",
+                            sections=sections, introduction=introduction(summary.plan, summary.manifests),
+                            captions=captions, helper=helper)
