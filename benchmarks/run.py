@@ -23,7 +23,10 @@ Everything runs in child processes that share one numba cache folder, empty at t
 4. **memory of a large run**: peak resident memory and wall seconds of ``simulate --aggregate-only`` over
    ``--memory-games`` games of ``luna:5`` (0 skips it);
 5. **the default study** (``luna-balance study``), end to end: wall seconds and peak resident memory of
-   the child (``wait4``), unless ``--no-study``.
+   the child, unless ``--no-study``.
+
+A peak is the child's own (``wait4``) or, when it runs a process beside itself (the study's report draws
+figures in a helper, ``analysis/drawing.py``), its processes' memory together, sampled every 20 ms.
 
 Prints a markdown table, then each of issue 9's targets (:data:`TARGETS`) with the range measured and where it
 was missed, and writes everything to a JSON file (``--json``, the verdicts under ``targets``). No number here is a test:
@@ -40,6 +43,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -100,20 +104,64 @@ def load_average() -> str:
         return "unknown"
 
 
+def _tree_rss_kib(pid: int) -> int:
+    """Resident memory of process ``pid`` and all its descendants together, in KiB (Linux ``/proc``; 0 elsewhere)."""
+    total, waiting = 0, [pid]
+    while waiting:
+        process = waiting.pop()
+        try:
+            with open(f"/proc/{process}/status") as status:
+                total += next((int(line.split()[1]) for line in status if line.startswith("VmRSS:")), 0)
+            for thread in os.listdir(f"/proc/{process}/task"):
+                with open(f"/proc/{process}/task/{thread}/children") as children:
+                    waiting += [int(child) for child in children.read().split()]
+        except (OSError, ValueError):  # gone in the meantime, or no /proc
+            continue
+    return total
+
+
+class _TreePeak:
+    """The largest :func:`_tree_rss_kib` of a process seen by a thread sampling it every ``PERIOD`` seconds.
+
+    wait4's peak is one process's (its largest descendant's at most), so a command that runs a second process
+    beside itself (the report's drawing helper, ``analysis/drawing.py``) would show less than it takes at once.
+    """
+
+    PERIOD = 0.02
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.peak_kib = pid, 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._done.wait(self.PERIOD):
+            self.peak_kib = max(self.peak_kib, _tree_rss_kib(self.pid))
+
+    def stop(self) -> int:
+        self._done.set()
+        self._thread.join()
+        return self.peak_kib
+
+
 def _child(arguments: list[str], env: dict[str, str], out: Path | None = None) -> tuple[float, float, str]:
-    """Run ``python ARGUMENTS``; return its wall seconds, its peak RSS in MiB and its stdout (kept in ``out``)."""
+    """Run ``python ARGUMENTS``; return its wall seconds, its peak RSS in MiB (its processes' together when it runs
+    more than one at once) and its stdout (kept in ``out``)."""
     started = time.perf_counter()
     with open(out or os.devnull, "w") as stdout, tempfile.TemporaryFile("w+") as stderr:
         child = subprocess.Popen([sys.executable, *arguments], cwd=ROOT, env=env, stdout=stdout, stderr=stderr)
+        tree = _TreePeak(child.pid)
         # wait4 returns this child's own resource usage; ru_maxrss is its peak, in KiB on Linux
         _, status, usage = os.wait4(child.pid, 0)
+        tree_peak = tree.stop()
         child.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - started
         stderr.seek(0)
         if child.returncode != 0:
             raise RuntimeError(f"benchmark child {' '.join(arguments[:3])} failed ({child.returncode}): "
                                f"{stderr.read()[-2000:]}")
-    return wall, usage.ru_maxrss / 1024, Path(out).read_text() if out else ""
+    return wall, max(usage.ru_maxrss, tree_peak) / 1024, Path(out).read_text() if out else ""
 
 
 def start_times(env: dict[str, str], scratch: Path) -> dict[str, float]:

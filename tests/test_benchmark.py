@@ -4,10 +4,12 @@ draws its verdicts on issue 9's targets from the numbers as the targets say."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 
 import pytest
 
-from benchmarks.run import LEVEL_COLUMNS, TARGETS, main, markdown, verdicts
+from benchmarks.run import LEVEL_COLUMNS, TARGETS, _child, main, markdown, verdicts
 
 
 def test_benchmark_reports_every_column(tmp_path, capsys):
@@ -69,3 +71,15 @@ def test_verdicts_at_the_bound():
     assert outcome == {"scaling": True, "aggregate": True, "rows": True, "rounds": True, "floor_ratio": True,
                        "warm_start": False}
     assert "| warm start, seconds | < 1.00 | 1.00 | missed |" in markdown(_report({"3": at_bounds}, 1.0))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the process tree is read from Linux /proc")
+def test_peak_memory_counts_a_child_process_beside_its_parent():
+    # Both processes hold 150 MiB at once: wait4 reports one process's peak (about 150 MiB and the interpreter),
+    # while the command took twice that. The report's drawing helper runs beside the study like this.
+    hold = ("import subprocess, sys, time; block = bytearray(150 << 20); block[::4096] = b'x' * len(block[::4096]);"
+            "{}time.sleep(1.0)")
+    grandchild = hold.format("")
+    parent = hold.format(f"child = subprocess.Popen([sys.executable, '-c', {grandchild!r}]); ") + "; child.wait()"
+    _, peak_mib, _ = _child(["-c", parent], dict(os.environ))
+    assert peak_mib > 300
