@@ -8,12 +8,16 @@ stats
     Score summaries, win rates (Wilson), level ladder, paired variant-vs-base differences.
 deck
     Deck-cycle, majority-value and blocking tables from Luna's per-round records.
+style
+    The shared style of every figure (matplotlib's settings only).
 plotting
-    The shared style of every figure and the drawing helpers.
+    Colours, figure creation and the drawing helpers, in that style.
 plots
     One matplotlib Figure per function, in that style.
 render
     Writes a report: CSV/PNG/SVG files, ``report.md`` and a self-contained ``report.html``.
+drawing
+    A report's figures as PNG and SVG bytes, some drawn in a second process.
 report
     The standard run report's tables, figures and sections.
 study

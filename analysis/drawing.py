@@ -34,7 +34,7 @@ from typing import Any, BinaryIO
 import matplotlib as mpl
 from matplotlib.figure import Figure
 
-from analysis.plotting import plot_style
+from analysis.style import plot_style
 
 FORMATS = ("png", "svg")
 # Settings of the process itself, not of how a figure is drawn: never handed to the helper.

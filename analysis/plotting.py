@@ -1,4 +1,5 @@
-"""The shared look of every figure: style, colours, figure creation and the drawing helpers.
+"""The shared look of every figure: colours, figure creation and the drawing helpers (the style itself:
+:mod:`analysis.style`).
 
 Figures are built with the object-oriented API on an Agg canvas, never through ``pyplot``: no
 global figure registry fills up in long notebook sessions or batch reports, and nothing depends
@@ -11,8 +12,7 @@ one look; Luna's levels always get the same colour (dark = easy level 0, light =
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ParamSpec
 
 import matplotlib as mpl
@@ -23,26 +23,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from analysis.schema import CATEGORIES, SCORE_TOTAL
+from analysis.style import STYLE, plot_style
 from sim.constants import MAX_LEVEL, MIN_LEVEL
-
-#: The shared look of every figure; kept small on purpose.
-STYLE: dict[str, Any] = {
-    "figure.figsize": (7.0, 4.5),
-    "figure.dpi": 100,
-    "savefig.dpi": 150,
-    "font.size": 10,
-    "axes.titlesize": 11,
-    "axes.labelsize": 10,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "legend.frameon": False,
-    "legend.fontsize": 9,
-    "lines.linewidth": 1.6,
-    # Fixed salt and no date: the same data gives byte-identical SVG files.
-    "svg.hashsalt": "luna-balance",
-}
 
 POINTS = "CrypCoin"
 METRIC_LABELS: dict[str, str] = {
@@ -52,13 +34,6 @@ METRIC_LABELS: dict[str, str] = {
 }
 
 P = ParamSpec("P")
-
-
-@contextmanager
-def plot_style() -> Iterator[None]:
-    """Context in which figures are drawn with the project's style (:data:`STYLE`)."""
-    with mpl.rc_context(STYLE):
-        yield
 
 
 def styled(function: Callable[P, Figure]) -> Callable[P, Figure]:

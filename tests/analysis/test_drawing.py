@@ -129,3 +129,11 @@ def test_a_script_without_a_main_guard_draws_in_the_helper(tmp_path):
     assert finished.returncode == 0, finished.stderr
     assert finished.stderr == ""
     assert int(finished.stdout) > 0
+
+
+def test_the_helper_starts_without_pandas():
+    # The helper needs matplotlib and the project's style only: with pandas it took 160 MiB and 0.7 s to
+    # start, against 95 MiB and 0.45 s without (the report's memory is the two processes' together).
+    loaded = subprocess.run([sys.executable, "-c", "import sys, analysis.drawing; print(sorted(sys.modules))"],
+                            cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert "'pandas'" not in loaded and "'matplotlib'" in loaded
