@@ -71,8 +71,10 @@ class DrawingHelper:
     def __init__(self) -> None:
         # the child imports what this process can: its import path, not only the installed packages
         environment = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
+        # a session of its own: Ctrl-C on the terminal reaches the report, which closes the helper, and not the
+        # helper, which would print a traceback if the key caught it importing matplotlib
         self._process = subprocess.Popen([sys.executable, "-m", "analysis.drawing"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, env=environment)
+                                         stdout=subprocess.PIPE, env=environment, start_new_session=True)
         self._started = threading.Event()
         self._alive = True
         self._waiter = threading.Thread(target=self._await_start, name="luna-drawing-start", daemon=True)
@@ -236,7 +238,7 @@ def _serve(requests: BinaryIO, replies: BinaryIO) -> None:
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the report's: the helper ends when its input does
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the report's: the helper ends when its input does
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # whatever else writes to standard output lands on standard error, not among the replies
     _serve(sys.stdin.buffer, replies)

@@ -3,6 +3,8 @@ where it cannot help."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -137,3 +139,31 @@ def test_the_helper_starts_without_pandas():
     loaded = subprocess.run([sys.executable, "-c", "import sys, analysis.drawing; print(sorted(sys.modules))"],
                             cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert "'pandas'" not in loaded and "'matplotlib'" in loaded
+
+
+def test_the_helper_is_out_of_reach_of_the_terminal_s_ctrl_c(helper):
+    # the terminal sends Ctrl-C to its foreground process group: the helper is in a group (and session) of its own
+    assert os.getpgid(helper._process.pid) != os.getpgid(0)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Ctrl-C sent to a process group")
+def test_ctrl_c_while_the_helper_starts_prints_no_traceback():
+    # Ctrl-C reaches the terminal's whole foreground process group. The helper shared it: caught while importing
+    # matplotlib (before it could ignore the key), it printed a traceback under the report's one-line message.
+    script = textwrap.dedent("""
+        import sys, time
+        from analysis.drawing import drawing_helper
+        try:
+            with drawing_helper() as helper:
+                print("started", flush=True)
+                time.sleep(30)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
+    assert child.stdout.readline() == "started\n"
+    os.killpg(child.pid, signal.SIGINT)  # as the terminal does, while the helper imports matplotlib
+    _, errors = child.communicate(timeout=60)
+    assert errors == "interrupted\n"
+
