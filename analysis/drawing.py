@@ -35,6 +35,7 @@ import matplotlib as mpl
 from matplotlib.figure import Figure
 
 from analysis.style import plot_style
+from sim.dispatch import usable_cpus
 
 FORMATS = ("png", "svg")
 # Settings of the process itself, not of how a figure is drawn: never handed to the helper.
@@ -56,13 +57,6 @@ def both_formats(figure: Figure) -> Drawn:
     """A figure's PNG and SVG bytes (:data:`FORMATS` order)."""
     png, svg = (figure_bytes(figure, image_format) for image_format in FORMATS)
     return png, svg
-
-
-def _usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 class DrawingHelper:
@@ -132,7 +126,7 @@ class DrawingHelper:
 def drawing_helper() -> Iterator[DrawingHelper | None]:
     """A :class:`DrawingHelper` for the ``with`` block, started now; ``None`` on a machine with one core (or when
     no process can be started)."""
-    if _usable_cores() < 2:
+    if usable_cpus() < 2:
         yield None
         return
     try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import signal
 import sys
 from pathlib import Path
@@ -47,6 +46,7 @@ from sim.constants import (
     SINGULARITY_ROUNDS,
     START_BONUS_CHOICES,
 )
+from sim.dispatch import usable_cpus
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
@@ -456,13 +456,6 @@ def command_sensitivity(args: argparse.Namespace) -> int:
     print(sentence)
     print(f"wrote {out}")
     return 0
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask where the system has one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def check_options(args: argparse.Namespace) -> None:

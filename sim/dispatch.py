@@ -7,9 +7,17 @@ module-level function with plain arguments; this is the one place that decides h
 from __future__ import annotations
 
 import functools
+import os
 import warnings
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def ordered_results(function: Callable[..., Any], calls: Iterable[tuple[Any, ...]], workers: int, backend: str,

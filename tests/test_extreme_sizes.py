@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.cli import main, usable_cpus
+from sim.cli import main
+from sim.dispatch import usable_cpus
 
 ROOT = Path(__file__).resolve().parents[1]
 BILLION = 1_000_000_000

@@ -101,7 +101,7 @@ def test_a_figure_that_does_not_pickle_is_drawn_here(helper):
 
 
 def test_one_core_starts_no_helper(monkeypatch):
-    monkeypatch.setattr(drawing, "_usable_cores", lambda: 1)
+    monkeypatch.setattr(drawing, "usable_cpus", lambda: 1)
     with drawing_helper() as helper:
         assert helper is None
     figures = _figures(2)
