@@ -8,6 +8,9 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from analysis.schema import SCORE_COLUMNS
 from analysis.study import load_study, read_plan
@@ -19,6 +22,7 @@ from analysis.study.summaries import (
     SEAT_SUMMARY_FILE,
     TIMING_SUMMARY_FILE,
     PartReducer,
+    _Counts,
     load_summaries,
     pairs_encoding,
 )
@@ -101,9 +105,13 @@ def test_summaries_do_not_depend_on_the_chunking(tmp_path):
         pd.testing.assert_frame_equal(frame, written[1][name], obj=name)
 
 
-def test_the_pairs_file_stores_each_column_as_the_reducer_says_and_reads_back_luna_s_rows(tmp_path):
+# Luna's rows are picked by a mask (two Luna seats of three), a slice of every n-th row (one Luna seat of two or
+# three), or the whole column (only Luna's seats at the table).
+@pytest.mark.parametrize("seats", ["scripted:balanced,luna:4,luna:5", "scripted:balanced,luna:4",
+                                   "scripted:tank,scripted:balanced,luna:4", "luna:4,luna:5"])
+def test_the_pairs_file_stores_each_column_as_the_reducer_says_and_reads_back_luna_s_rows(tmp_path, seats):
     data = load_game_data()
-    config = GameConfig(seats=parse_seats("scripted:balanced,luna:4,luna:5"))
+    config = GameConfig(seats=parse_seats(seats))
     reducer = PartReducer(config, data)
     kept = []
 
@@ -123,7 +131,7 @@ def test_the_pairs_file_stores_each_column_as_the_reducer_says_and_reads_back_lu
             assert pairs_encoding(column.path_in_schema) in column.encodings, column.path_in_schema
     assert pairs_encoding("game") == "DELTA_BINARY_PACKED" and pairs_encoding("score_total") == "BYTE_STREAM_SPLIT"
     pairs = stored.read().to_pandas()
-    luna_rows = np.concatenate([chunk["seat"] > 0 for chunk in kept])  # seats 1 and 2 are Luna's
+    luna_rows = np.concatenate([np.isin(chunk["seat"], config.luna_seats) for chunk in kept])
     for name in ("game", "seat", "score_total"):
         expected = np.concatenate([chunk[name] for chunk in kept])[luna_rows]
         np.testing.assert_array_equal(pairs[name].to_numpy(), expected, err_msg=name)
@@ -160,6 +168,21 @@ def test_the_reducer_takes_a_chunk_of_no_games_and_per_round_rows_of_no_luna(tmp
             reducer.consume(play_chunk_reference(data, config, 1, 0, count, True))
         reducer.finish(tmp_path)
         assert pd.read_parquet(tmp_path / SEAT_SUMMARY_FILE).query("column == 'score_total'")["count"].sum() == 4
+
+
+@given(st.lists(hnp.arrays(np.int64, st.integers(0, 30), elements=st.integers(-50, 400)), min_size=1, max_size=6),
+       st.integers(1, 3))
+def test_counts_of_strided_chunks_equal_numpy_s_however_the_range_widens(chunks, n_seats):
+    # each chunk's seat 0 rows are every n_seats-th value; a later chunk may fall inside the span kept so far (one
+    # pass), or outside it (counted again from its own bounds, the span widened)
+    counted = _Counts()
+    for values in chunks:
+        counted.add_rows(("seat", 0), values, 0, n_seats)
+    picked = np.concatenate([values[::n_seats] for values in chunks])
+    keys, values, counts = counted.rows()
+    distinct, expected = np.unique(picked, return_counts=True)
+    assert keys == [("seat", 0)] * distinct.size
+    assert values.tolist() == distinct.tolist() and counts.tolist() == expected.tolist()
 
 
 # ----------------------------------------------------------------------------------------------

@@ -54,6 +54,37 @@ def count_from(values, low, counts):
 
 
 @jit
+def count_strided_within(values, start, step, low, counts):
+    """Add to ``counts`` (int64, shape (span,)) one for each of ``values[start::step]`` (``values``: int64, shape
+    (n,)) at ``value - low``, if every one of them lies in ``low .. low + span - 1``; returns whether they did
+    (``counts`` is left as it was when one did not).
+
+    One pass where :func:`integer_counts` takes three (the smallest value, the largest, the counts): a column's
+    range rarely widens after a part's first chunk, so its histogram so far is the guess (``_Counts.add_rows``
+    in ``analysis/study/summaries.py``). The range check is a branch taken the same way every time."""
+    span = counts.shape[0]
+    n = (values.shape[0] - start + step - 1) // step if values.shape[0] > start else 0
+    lanes = np.zeros((_LANES if span <= _LANED_SPAN else 1, span), np.int64)
+    width = lanes.shape[0]
+    whole = n - n % width
+    for i in range(0, whole, width):
+        for lane in range(width):
+            k = values[start + (i + lane) * step] - low
+            if k < 0 or k >= span:
+                return False
+            lanes[lane, k] += 1
+    for i in range(whole, n):
+        k = values[start + i * step] - low
+        if k < 0 or k >= span:
+            return False
+        lanes[0, k] += 1
+    for lane in range(width):
+        for k in range(span):
+            counts[k] += lanes[lane, k]
+    return True
+
+
+@jit
 def count_columns_from(values, low, counts):
     """Add to ``counts`` (int64, shape (columns, span)) one for each ``values[i, j]`` (int64, shape (rows,
     columns)) at ``[j, values[i, j] - low]``: one histogram per column (a study's per-round values: a column per
