@@ -129,6 +129,7 @@ def test_the_pairs_file_stores_each_column_as_the_reducer_says_and_reads_back_lu
         for index in range(stored.metadata.num_columns):
             column = stored.metadata.row_group(row_group).column(index)
             assert pairs_encoding(column.path_in_schema) in column.encodings, column.path_in_schema
+            assert not column.is_stats_set, column.path_in_schema  # read whole: min/max would be written for nothing
     assert pairs_encoding("game") == "DELTA_BINARY_PACKED" and pairs_encoding("score_total") == "BYTE_STREAM_SPLIT"
     pairs = stored.read().to_pandas()
     luna_rows = np.concatenate([np.isin(chunk["seat"], config.luna_seats) for chunk in kept])
