@@ -59,9 +59,11 @@ def count_strided_within(values, start, step, low, counts):
     (n,)) at ``value - low``, if every one of them lies in ``low .. low + span - 1``; returns whether they did
     (``counts`` is left as it was when one did not).
 
-    One pass where :func:`integer_counts` takes three (the smallest value, the largest, the counts): a column's
-    range rarely widens after a part's first chunk, so its histogram so far is the guess (``_Counts.add_rows``
-    in ``analysis/study/summaries.py``). The range check is a branch taken the same way every time."""
+    One pass where :func:`integer_counts` takes three (the smallest value, the largest, the counts) over a seat's
+    every n-th value, on which numpy's ``min`` and ``max`` cost as much as the counting: the span is the whole
+    column's bounds (``sim.summary``, contiguous, so numpy takes them at a tenth of the cost), or a study's
+    histogram so far, since a column's range rarely widens after a part's first chunk (``_Counts.add_rows`` in
+    ``analysis/study/summaries.py``). The range check is a branch taken the same way every time."""
     span = counts.shape[0]
     n = (values.shape[0] - start + step - 1) // step if values.shape[0] > start else 0
     lanes = np.zeros((_LANES if span <= _LANED_SPAN else 1, span), np.int64)
