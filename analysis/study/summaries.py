@@ -63,8 +63,9 @@ ROUND_VALUE_COLUMNS: tuple[str, ...] = tuple(
 class _Counts:
     """Counts per integer value of many keyed columns, kept as offset numpy arrays so chunks add cheaply.
 
-    An array spans its values so far and as much again (half below, half above): the next chunk's values then
-    usually fall inside it and are counted in one pass (:meth:`add_rows`). Counts of 0 are never written out.
+    An array spans its values so far and half as much again (a quarter below, a quarter above): the next chunk's
+    values then usually fall inside it and are counted in one pass (:meth:`add_rows`). Counts of 0 are never
+    written out.
     """
 
     def __init__(self) -> None:
@@ -353,7 +354,7 @@ class StudySummary:
 
         Only the columns asked for are read: a part of millions of games is read whole, so its width
         is the report's memory. The file is mapped rather than read into arrow's memory pool, which kept what
-        it had read: the default study's report peaked 30-40 MB lower (455-466 -> 424-427 MB, three runs each).
+        it had read: the default study's report peaked about 30-40 MiB lower (445-455 -> 414-417 MiB, three runs each).
         """
         run = next(item.run for item in self.plan.parts if item.name == part)
         stored = [WON_STORED if column == "won" else column for column in columns]
