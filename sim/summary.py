@@ -69,7 +69,7 @@ class _IntegerHistogram:
     def add(self, values: np.ndarray, seats: np.ndarray, rows: list[slice | np.ndarray]) -> None:
         """Count ``values`` (row ``i`` of seat ``seats[i]``; ``rows``: :func:`seat_rows`)."""
         from sim.fast.counts import (  # here: sim.run loads no numba until a run needs it
-            count_strided_within,
+            count_strided,
             integer_counts,
             value_bounds,
         )
@@ -90,7 +90,7 @@ class _IntegerHistogram:
             if isinstance(picked, slice) and n_seats > 1:
                 # every n-th value, counted over the whole column's span in one pass: no bounds of its own
                 seat_counts = np.zeros(span, np.int64)
-                count_strided_within(values, seat, n_seats, low, seat_counts)
+                count_strided(values, seat, n_seats, low, seat_counts)
                 counts[:, seat] += seat_counts
                 continue
             seat_low, seat_counts = integer_counts(values[picked], (low, high) if n_seats == 1 else None)

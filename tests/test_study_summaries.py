@@ -174,11 +174,12 @@ def test_the_reducer_takes_a_chunk_of_no_games_and_per_round_rows_of_no_luna(tmp
 @given(st.lists(hnp.arrays(np.int64, st.integers(0, 30), elements=st.integers(-50, 400)), min_size=1, max_size=6),
        st.integers(1, 3))
 def test_counts_of_strided_chunks_equal_numpy_s_however_the_range_widens(chunks, n_seats):
-    # each chunk's seat 0 rows are every n_seats-th value; a later chunk may fall inside the span kept so far (one
-    # pass), or outside it (counted again from its own bounds, the span widened)
+    # each chunk's seat 0 rows are every n_seats-th value, counted over the chunk's bounds; a later chunk may fall
+    # inside the span kept so far (added in place) or outside it (the span widened)
     counted = _Counts()
     for values in chunks:
-        counted.add_rows(("seat", 0), values, 0, n_seats)
+        if values.size:
+            counted.add_rows(("seat", 0), values, 0, n_seats, (int(values.min()), int(values.max())))
     picked = np.concatenate([values[::n_seats] for values in chunks])
     keys, values, counts = counted.rows()
     distinct, expected = np.unique(picked, return_counts=True)

@@ -41,7 +41,7 @@ from analysis.study.plan import PAIR_COLUMNS, StudyError, StudyPlan, part_is_fin
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
 from sim.constants import SLOT_LETTERS
-from sim.fast.counts import count_columns_from, count_strided_within, integer_counts, value_bounds
+from sim.fast.counts import count_columns_from, count_strided, integer_counts, value_bounds
 from sim.gamedata import GameData
 from sim.summary import seat_rows, value_counts
 
@@ -61,12 +61,7 @@ ROUND_VALUE_COLUMNS: tuple[str, ...] = tuple(
 
 
 class _Counts:
-    """Counts per integer value of many keyed columns, kept as offset numpy arrays so chunks add cheaply.
-
-    An array spans its values so far and half as much again (a quarter below, a quarter above): the next chunk's
-    values then usually fall inside it and are counted in one pass (:meth:`add_rows`). Counts of 0 are never
-    written out.
-    """
+    """Counts per integer value of many keyed columns, kept as offset numpy arrays so chunks add cheaply."""
 
     def __init__(self) -> None:
         self.arrays: dict[tuple, tuple[int, np.ndarray]] = {}
@@ -76,26 +71,25 @@ class _Counts:
             return
         self.add_counts(key, *integer_counts(values))
 
-    def add_rows(self, key: tuple, column: np.ndarray, start: int, step: int) -> None:
-        """Count ``column[start::step]`` (one seat's rows of a chunk's column, ``column`` int64): straight into
-        the key's array when every value lies in its span, else as :meth:`add` does."""
-        known = self.arrays.get(key)
-        if known is not None and count_strided_within(column, start, step, known[0], known[1]):
-            return
-        self.add(key, column[start::step])
+    def add_rows(self, key: tuple, column: np.ndarray, start: int, step: int, bounds: tuple[int, int]) -> None:
+        """Count ``column[start::step]`` (one seat's rows of a chunk's column, ``column`` int64) over ``bounds``,
+        the whole column's smallest and largest value (:func:`sim.fast.counts.count_strided`)."""
+        low, high = bounds
+        counts = np.zeros(high - low + 1, np.int64)
+        count_strided(column, start, step, low, counts)
+        self.add_counts(key, low, counts)
 
     def add_counts(self, key: tuple, low: int, counts: np.ndarray) -> None:
         """Add counts of the values ``low, low + 1, ...``."""
         if key not in self.arrays:
-            old_low, old = low, np.zeros(0, dtype=np.int64)
-        else:
-            old_low, old = self.arrays[key]
-            if old_low <= low and low + counts.size <= old_low + old.size:
-                old[low - old_low:low - old_low + counts.size] += counts
-                return
-        spare = (max(old_low + old.size, low + counts.size) - min(low, old_low) + 1) // 2
-        new_low = min(low, old_low) - spare // 2
-        size = max(old_low + old.size, low + counts.size) - new_low + spare - spare // 2
+            self.arrays[key] = (low, counts.astype(np.int64))
+            return
+        old_low, old = self.arrays[key]
+        if old_low <= low and low + counts.size <= old_low + old.size:
+            old[low - old_low:low - old_low + counts.size] += counts
+            return
+        new_low = min(low, old_low)
+        size = max(old_low + old.size, low + counts.size) - new_low
         merged = np.zeros(size, dtype=np.int64)
         merged[old_low - new_low:old_low - new_low + old.size] += old
         merged[low - new_low:low - new_low + counts.size] += counts
@@ -174,19 +168,22 @@ class PartReducer:
         seats = chunk.seats
         seat_index = seats["seat"]
         rows = seat_rows(seat_index, len(self.config.seats))
-        for seat, picked in enumerate(rows):
-            for name in SEAT_NUMERIC:
+        # the seats in turn (slices) and several of them: each seat's rows are every n-th value, counted over the
+        # column's bounds (sim.fast.counts.count_strided); else each seat's own values, with their own bounds
+        strided = isinstance(rows[0], slice) and len(rows) > 1
+        for name in SEAT_NUMERIC:
+            column = seats[name]
+            bounds = value_bounds(column) if strided and name != "won" and column.size else None
+            for seat, picked in enumerate(rows):
                 if name == "won":
-                    values = seats[name][picked]
+                    values = column[picked]
                     for value, count in value_counts(values) if values.size else ():
                         key = (seat, float(value))
                         self.won[key] = self.won.get(key, 0) + int(count)
-                elif isinstance(picked, slice) and len(rows) > 1:
-                    # the seats in turn: the seat's rows are every n-th value, where numpy's min and max each cost
-                    # as much as the one pass of add_rows (a single seat's contiguous values they take at a tenth)
-                    self.seats.add_rows((seat, name), seats[name], seat, len(rows))
+                elif bounds is not None:
+                    self.seats.add_rows((seat, name), column, seat, len(rows), bounds)
                 else:
-                    self.seats.add((seat, name), seats[name][picked])
+                    self.seats.add((seat, name), column[picked])
         luna_rows = _luna_rows(seat_index, self.luna, rows)
         for name in self.pair_names:
             values = seats[name][luna_rows]

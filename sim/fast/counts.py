@@ -35,55 +35,33 @@ def count_from(values, low, counts):
     """Add to ``counts`` (int64, shape (span,)) one for each of ``values`` (int64, shape (n,)) at ``value - low``.
 
     Every value must lie in ``low .. low + span - 1`` (:func:`value_bounds`)."""
+    count_strided(values, 0, 1, low, counts)
+
+
+@jit
+def count_strided(values, start, step, low, counts):
+    """:func:`count_from` of ``values[start::step]`` (``values``: int64, shape (n,)): a seat's rows of a chunk's
+    column, every n-th value. Every one of them must lie in ``low .. low + span - 1``.
+
+    With several seats the span is the whole column's bounds (``sim.summary``, ``analysis/study/summaries.py``):
+    numpy takes them over the contiguous column at 0.1 ns a value, and over a seat's every n-th value at 0.65
+    ns each for the smallest and the largest, as much as the counting."""
     span = counts.shape[0]
-    n = values.shape[0]
+    n = (values.shape[0] - start + step - 1) // step if values.shape[0] > start else 0
     if span > _LANED_SPAN:
         for i in range(n):
-            counts[values[i] - low] += 1
+            counts[values[start + i * step] - low] += 1
         return
     lanes = np.zeros((_LANES, span), np.int64)
     whole = n - n % _LANES
     for i in range(0, whole, _LANES):
         for lane in range(_LANES):
-            lanes[lane, values[i + lane] - low] += 1
+            lanes[lane, values[start + (i + lane) * step] - low] += 1
     for i in range(whole, n):
-        lanes[0, values[i] - low] += 1
+        lanes[0, values[start + i * step] - low] += 1
     for lane in range(_LANES):
         for k in range(span):
             counts[k] += lanes[lane, k]
-
-
-@jit
-def count_strided_within(values, start, step, low, counts):
-    """Add to ``counts`` (int64, shape (span,)) one for each of ``values[start::step]`` (``values``: int64, shape
-    (n,)) at ``value - low``, if every one of them lies in ``low .. low + span - 1``; returns whether they did
-    (``counts`` is left as it was when one did not).
-
-    One pass where :func:`integer_counts` takes three (the smallest value, the largest, the counts) over a seat's
-    every n-th value, on which numpy's ``min`` and ``max`` cost as much as the counting: the span is the whole
-    column's bounds (``sim.summary``, contiguous, so numpy takes them at a tenth of the cost), or a study's
-    histogram so far, since a column's range rarely widens after a part's first chunk (``_Counts.add_rows`` in
-    ``analysis/study/summaries.py``). The range check is a branch taken the same way every time."""
-    span = counts.shape[0]
-    n = (values.shape[0] - start + step - 1) // step if values.shape[0] > start else 0
-    lanes = np.zeros((_LANES if span <= _LANED_SPAN else 1, span), np.int64)
-    width = lanes.shape[0]
-    whole = n - n % width
-    for i in range(0, whole, width):
-        for lane in range(width):
-            k = values[start + (i + lane) * step] - low
-            if k < 0 or k >= span:
-                return False
-            lanes[lane, k] += 1
-    for i in range(whole, n):
-        k = values[start + i * step] - low
-        if k < 0 or k >= span:
-            return False
-        lanes[0, k] += 1
-    for lane in range(width):
-        for k in range(span):
-            counts[k] += lanes[lane, k]
-    return True
 
 
 @jit
