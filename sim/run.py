@@ -202,10 +202,15 @@ def rounds_table(data: GameData, rounds: Columns, scratch: Int32Scratch | None =
     return _rows(columns, ROUND_NUMERIC)
 
 
+#: The name under which a manifest's ``versions`` records this project: what tells a run directory of ours from
+#: another folder that happens to hold a ``manifest.json`` (a web app's, say), which a run must never replace.
+OWN_PACKAGE = "luna-balance"
+
+
 @functools.cache
 def _installed_versions() -> tuple[tuple[str, str], ...]:
     versions = [("python", platform.python_version())]
-    for package in ("luna-balance", "numpy", "pandas", "numba", "pyarrow", "pydantic", "joblib", "matplotlib"):
+    for package in (OWN_PACKAGE, "numpy", "pandas", "numba", "pyarrow", "pydantic", "joblib", "matplotlib"):
         try:
             versions.append((package, metadata.version(package)))
         except metadata.PackageNotFoundError:
@@ -294,9 +299,20 @@ def _why(error: OSError, out: Path) -> str:
     return f"{path}: {error.strerror or error}"
 
 
+def is_run_directory(path: Path) -> bool:
+    """Whether ``path`` holds the ``manifest.json`` of a luna-balance output (any command's: every manifest
+    records the package versions, this project's among them)."""
+    try:
+        manifest = json.loads((path / "manifest.json").read_text())
+    except (OSError, ValueError):  # missing, unreadable, not UTF-8 or not JSON: not ours
+        return False
+    versions = manifest.get("versions") if isinstance(manifest, dict) else None
+    return isinstance(versions, dict) and OWN_PACKAGE in versions
+
+
 def _refuse_foreign(out: Path) -> None:
     """Refuse to replace a non-empty directory at ``out`` that is not a run directory."""
-    if any(out.iterdir()) and not (out / "manifest.json").exists():
+    if any(out.iterdir()) and not is_run_directory(out):
         raise OutputPathError(f"{out}: exists and is not a run directory; refusing to replace it")
 
 

@@ -89,6 +89,33 @@ def test_an_impossible_out_is_refused_before_any_game(tmp_path, monkeypatch):
     assert afile.read_text() == "not a directory\n" and [p.name for p in other.iterdir()] == ["todo.txt"]
 
 
+
+@pytest.mark.parametrize("manifest", ['{"name": "my web app"}', '{"versions": {"numpy": "2.0"}}', "[1]", "{not json",
+                                      '{"versions": ["luna-balance"]}'])
+def test_folder_with_a_manifest_not_ours_is_not_replaced(tmp_path, monkeypatch, manifest):
+    # any folder holding a manifest.json was taken for a run directory and deleted whole (a QA pass, 2026-11-26)
+    import sim.engines
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(sim.engines, "play_chunk_reference", no_games)
+    app = tmp_path / "webapp"
+    (app / "src").mkdir(parents=True)
+    (app / "manifest.json").write_text(manifest)
+    (app / "src" / "app.js").write_text("code\n")
+    with pytest.raises(OutputPathError, match="is not a run directory"):
+        run_simulation(DATA, CONFIG, RunOptions(games=5, seed=1), app)
+    assert sorted(str(path.relative_to(app)) for path in app.rglob("*")) == ["manifest.json", "src", "src/app.js"]
+    assert [path.name for path in tmp_path.iterdir()] == ["webapp"]
+
+
+def test_a_run_directory_of_ours_is_replaced(tmp_path):
+    out = run_simulation(DATA, CONFIG, RunOptions(games=5, seed=1, engine="reference"), tmp_path / "run")
+    (out / "stale.txt").write_text("from before\n")
+    run_simulation(DATA, CONFIG, RunOptions(games=5, seed=2, engine="reference"), out)
+    assert not (out / "stale.txt").exists() and json.loads((out / "manifest.json").read_text())["config"]["seed"] == 2
+
 @pytest.mark.slow
 def test_dask_cluster_gives_the_local_numbers(tmp_path):
     distributed = pytest.importorskip("distributed")
