@@ -374,6 +374,9 @@ def _format_errors(path: Path | str, error: ValidationError, prefix: str = "") -
         if named:
             parts.append(named[1])
             message = named[2]
+        if problem["type"].endswith("_type"):  # a value of the wrong type: show it ("5" where a number belongs)
+            shown = repr(problem["input"])
+            message += f", not {shown if len(shown) <= 40 else shown[:37] + '...'}"
         location = ".".join(parts)
         field = prefix + location if location else prefix.rstrip(".") or "(top level)"
         lines.append(f"{path}: {field}: {message}")

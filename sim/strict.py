@@ -1,9 +1,10 @@
-"""The base of every data schema: unknown keys are errors, validated data cannot change, and numbers are
-finite and of a size a game can hold."""
+"""The base of every data schema: unknown keys are errors, validated data cannot change, a value has the type
+its field names (no quoted numbers, no true for 1), and numbers are finite and of a size a game can hold."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import types
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -32,8 +33,34 @@ def _too_large(value: Any, path: str) -> tuple[str, int] | None:
     return None
 
 
+def _tuples_where_annotated(value: Any, annotation: Any) -> Any:
+    """``value`` with each list that ``annotation`` types as a tuple made one: TOML, like JSON, has arrays only,
+    and strict validation takes nothing but a tuple for a tuple; anything else is returned as it is."""
+    origin, arguments = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        return _tuples_where_annotated(value, arguments[0])
+    if origin is Union or origin is types.UnionType:
+        for member in arguments:
+            converted = _tuples_where_annotated(value, member)
+            if converted is not value:
+                return converted
+        return value
+    if isinstance(value, list) and origin is tuple:
+        if len(arguments) == 2 and arguments[1] is Ellipsis:
+            return tuple(_tuples_where_annotated(item, arguments[0]) for item in value)
+        if len(arguments) == len(value):
+            return tuple(_tuples_where_annotated(item, kind) for item, kind in zip(value, arguments, strict=True))
+        return tuple(value)  # the wrong length: validation says so
+    if isinstance(value, list) and origin is list and arguments:
+        return [_tuples_where_annotated(item, arguments[0]) for item in value]
+    if isinstance(value, dict) and origin is dict and len(arguments) == 2:
+        return {key: _tuples_where_annotated(item, arguments[1]) for key, item in value.items()}
+    return value
+
+
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    # strict: pydantic's lax mode would read "5" or true as the number a field wants, and past the range check
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -45,4 +72,7 @@ class Strict(BaseModel):
                 if found is not None:
                     raise ValueError(f"{found[0]}: {found[1]} is beyond the largest number data may give "
                                      f"({MAX_DATA_INTEGER:,}, either sign)")
+            fields = cls.model_fields
+            raw = {key: _tuples_where_annotated(value, fields[key].annotation) if key in fields else value
+                   for key, value in raw.items()}
         return raw

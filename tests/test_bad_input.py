@@ -34,6 +34,15 @@ def one_line(capsys: pytest.CaptureFixture[str]) -> str:
     # a traceback when the scores were written to the int32 columns of seats.parquet
     ("[players.model]\nstart_cash = 3000000000\n",
      "players.model.start_cash: 3000000000 is beyond the largest number data may give"),
+    # a number in quotes or a boolean was read as the number: past the range check into a traceback, an
+    # error naming no file, or a run that wrote its results with the value (a QA pass, 2026-11-26)
+    ('[luna.board]\nstart_crypcoin = "99999999999999999999"\n',
+     "luna.board.start_crypcoin: Input should be a valid integer, not '99999999999999999999'"),
+    ('[[luna.cards]]\nid = "I-6"\nmajority = { left = "9999999999", right = 0, scientists = 0 }\n',
+     "luna.cards.5.majority.left: Input should be a valid integer, not '9999999999'"),
+    ("[luna.board]\nstart_crypcoin = true\n", "luna.board.start_crypcoin: Input should be a valid integer, not True"),
+    ("[luna.levels.5]\ngrade2 = 1\n", "luna.levels.5.grade2: Input should be a valid boolean, not 1"),
+    ('[luna.levels.5]\nhelium_tokens = ["9", 15]\n', "luna.levels.5.helium_tokens.0: Input should be a valid integer"),
     # TypeError: unhashable type
     ("[[luna.cards]]\nid = [1]\n", "luna.cards: id [1] is neither a name nor a number"),
     ("[[luna.cards]]\nid = { a = 1 }\n", "luna.cards: id {'a': 1} is neither a name nor a number"),
@@ -206,6 +215,36 @@ def test_a_part_that_lost_its_manifest_is_played_again_as_report_advises(tmp_pat
                  "--results-dir", str(tmp_path), "--engine", "reference", "--quiet"]) == 0
     assert manifest_path.is_file()
 
+
+
+@pytest.mark.parametrize("lost", ["summary_seats.parquet", "pairs.parquet", "summary_rounds.parquet"])
+def test_a_part_that_lost_a_summary_file_is_reported_and_played_again(tmp_path, capsys, lost):
+    # summary_seats.parquet: KeyError traceback from report, and the rerun kept the part; summary_rounds.parquet:
+    # a report without its majorities section, exit 0; pairs.parquet: the path alone (a QA pass, 2026-11-26)
+    study = _a_study(tmp_path)
+    path = study / "runs" / "solo-L3" / lost
+    path.unlink()
+    capsys.readouterr()
+    assert main(["report", str(study)]) == 2
+    assert f"(first: solo-L3, which has no {lost}); rerun: luna-balance study" in one_line(capsys)
+    assert main(["study", "--name", "s", "--games", "30", "--levels", "3", "--profiles", "balanced",
+                 "--results-dir", str(tmp_path), "--engine", "reference", "--quiet"]) == 0
+    assert path.is_file() and "majorities" in (study / "report.md").read_text()
+
+
+def test_an_unreadable_part_file_names_itself_and_the_way_out(tmp_path, capsys):
+    # a corrupt pairs.parquet: arrow's message alone, and every rerun kept the part and failed alike
+    study = _a_study(tmp_path)
+    path = study / "runs" / "solo-L3" / "pairs.parquet"
+    path.write_bytes(b"not parquet")
+    capsys.readouterr()
+    assert main(["report", str(study)]) == 2
+    line = one_line(capsys)
+    assert line.startswith(f"luna-balance: {path}: cannot be read (")
+    assert f"remove its part's folder {path.parent} and rerun: luna-balance study" in line
+    shutil.rmtree(path.parent)
+    assert main(["study", "--name", "s", "--games", "30", "--levels", "3", "--profiles", "balanced",
+                 "--results-dir", str(tmp_path), "--engine", "reference", "--quiet"]) == 0
 
 @pytest.mark.parametrize(("csv", "why"), [("afile/x.csv", "afile is a file"), ("", "no name"), ("adir", "a folder")])
 def test_parity_csv_that_cannot_be_written_is_refused_before_the_search(tmp_path, capsys, monkeypatch, csv, why):
