@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.schema import BASE_VARIANT, CATEGORY_SCORES, MANIFEST_FILE, SCORE_TOTAL
+from analysis.schema import BASE_VARIANT, CATEGORY_SCORES, MANIFEST_FILE, ROUNDS_FILE, SCORE_TOTAL, SEATS_FILE
 from sim.config import DEFAULT_START_BONUS
 from sim.constants import (
     ALLOWED_ROUNDS,
@@ -69,6 +69,12 @@ SUMMARY_FORMAT = 1
 #: differences, yet are kept always (about 1 MB per 200,000 games and part): a variant added to a finished
 #: study then pairs with the base parts as they are, instead of playing them again.
 PAIR_COLUMNS: tuple[str, ...] = ("game", "seat", SCORE_TOTAL, *CATEGORY_SCORES, "won")
+#: A part's summary files (analysis/study/summaries.py writes them; the rounds, cards and timing ones with detail).
+SEAT_SUMMARY_FILE = "summary_seats.parquet"
+ROUND_SUMMARY_FILE = "summary_rounds.parquet"
+CARD_SUMMARY_FILE = "summary_cards.parquet"
+TIMING_SUMMARY_FILE = "summary_timing.parquet"
+PAIRS_FILE = "pairs.parquet"
 
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _BASE_PART = re.compile(r"^(solo|duel|vs)-")
@@ -490,6 +496,22 @@ def summary_record(keep_games: bool) -> dict[str, Any]:
     return {"format": SUMMARY_FORMAT, "pairs": list(PAIR_COLUMNS), "games_kept": keep_games}
 
 
+def part_files(part: Part, keep_games: bool = False) -> tuple[str, ...]:
+    """The files a finished part's folder holds beside its manifest (every Luna seat has rounds to summarise)."""
+    files = [SEAT_SUMMARY_FILE, PAIRS_FILE]
+    if part.detail:
+        files += [ROUND_SUMMARY_FILE, CARD_SUMMARY_FILE, TIMING_SUMMARY_FILE]
+    if keep_games:
+        files += [SEATS_FILE, ROUNDS_FILE] if part.detail else [SEATS_FILE]
+    return tuple(files)
+
+
+def missing_part_files(study_dir: Path, part: Part, keep_games: bool = False) -> list[str]:
+    """Which of :func:`part_files` the part's folder lacks (deleted by hand: the part is played again)."""
+    folder = study_dir / part.run
+    return [name for name in part_files(part, keep_games) if not (folder / name).is_file()]
+
+
 def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: str | None = None,
                      keep_games: bool = False) -> bool:
     """Whether ``runs/<part>`` holds a complete run of exactly this part.
@@ -498,16 +520,18 @@ def part_is_finished(study_dir: Path, plan: StudyPlan, part: Part, data_digest: 
     a manifest with the wanted settings and overlay digest means the part needs no more work.
     ``data_digest`` (the resolved game data the part would now use) also has to match when given:
     parts played with other rules data are stale. The part's summary must be of the current format
-    and hold the pair columns; with ``keep_games`` the per-game files must have been kept too. Both the runner
-    (what to resume) and the report (is the study complete) ask this, so it lives with the plan.
+    and hold the pair columns, and its files (:func:`part_files`) must all be there; with ``keep_games`` the
+    per-game files must have been kept too. Both the runner (what to resume) and the report (is the study
+    complete) ask this, so it lives with the plan.
     """
     manifest = read_json(study_dir / part.run / MANIFEST_FILE)
     if manifest is None:
         return False
     try:
-        return _manifest_matches(manifest, plan, part, data_digest, keep_games)
+        matches = _manifest_matches(manifest, plan, part, data_digest, keep_games)
     except (AttributeError, TypeError):  # a field of another type than a run writes: not this part's run
         return False
+    return matches and not missing_part_files(study_dir, part, keep_games)
 
 
 def _manifest_matches(manifest: dict[str, Any], plan: StudyPlan, part: Part, data_digest: str | None,

@@ -37,7 +37,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis.schema import LUNA
-from analysis.study.plan import PAIR_COLUMNS, StudyError, StudyPlan, part_is_finished, read_json, read_plan
+from analysis.study.plan import (
+    CARD_SUMMARY_FILE,
+    PAIR_COLUMNS,
+    PAIRS_FILE,
+    ROUND_SUMMARY_FILE,
+    SEAT_SUMMARY_FILE,
+    TIMING_SUMMARY_FILE,
+    StudyError,
+    StudyPlan,
+    missing_part_files,
+    part_is_finished,
+    read_json,
+    read_plan,
+)
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
 from sim.constants import SLOT_LETTERS
@@ -45,11 +58,6 @@ from sim.fast.counts import count_columns_from, count_strided, integer_counts, v
 from sim.gamedata import GameData
 from sim.summary import seat_rows, value_counts
 
-SEAT_SUMMARY_FILE = "summary_seats.parquet"
-ROUND_SUMMARY_FILE = "summary_rounds.parquet"
-CARD_SUMMARY_FILE = "summary_cards.parquet"
-TIMING_SUMMARY_FILE = "summary_timing.parquet"
-PAIRS_FILE = "pairs.parquet"
 #: The pair columns the duels and the Findings' steps read (variant differences read the categories too).
 PAIRED_TOTALS: tuple[str, ...] = ("game", "seat", "score_total", "won")
 #: ``won`` is stored in pairs.parquet in twelfths (see the module docstring).
@@ -355,7 +363,8 @@ class StudySummary:
         """
         run = next(item.run for item in self.plan.parts if item.name == part)
         stored = [WON_STORED if column == "won" else column for column in columns]
-        frame = pq.read_table(self.root / run / PAIRS_FILE, columns=stored, memory_map=True).to_pandas()
+        frame = _read_part_file(self.root / run / PAIRS_FILE, self.plan, columns=stored,
+                                memory_map=True).to_pandas()
         if WON_STORED in frame.columns:
             frame = frame.rename(columns={WON_STORED: "won"})
             frame["won"] = frame["won"].to_numpy(dtype=np.float64) / WON_SCALE
@@ -367,8 +376,18 @@ class StudySummary:
         return {index: seat["level"] for index, seat in enumerate(seat_labels(seats)) if seat["kind"] == LUNA}
 
 
-def _labelled(path: Path, labels: dict[str, Any], seats: list[dict[str, Any]]) -> pd.DataFrame:
-    frame = pq.read_table(path).to_pandas()
+def _read_part_file(path: Path, plan: StudyPlan, **options: Any) -> pa.Table:
+    """A part's parquet file, or a :class:`StudyError` naming it and the way out when it cannot be read (its part
+    counts as finished, so a rerun alone would keep it)."""
+    try:
+        return pq.read_table(path, **options)
+    except (OSError, pa.ArrowException) as error:
+        raise StudyError(f"{path}: cannot be read ({error}); remove its part's folder {path.parent} and rerun: "
+                         f"{plan.command or 'luna-balance study ...'}") from None
+
+
+def _labelled(path: Path, plan: StudyPlan, labels: dict[str, Any], seats: list[dict[str, Any]]) -> pd.DataFrame:
+    frame = _read_part_file(path, plan).to_pandas()
     seat_index = frame["seat"].to_numpy().astype(np.int64)
     columns = {name: value for name, value in labels.items()}
     columns["seat"] = seat_index
@@ -392,11 +411,13 @@ def load_summaries(study_dir: str | Path) -> StudySummary:
     missing = [part for part in plan.parts if not part_is_finished(root, plan, part)]
     if missing:
         manifest = read_json(root / missing[0].run / "manifest.json") or {}
-        why = "not finished"
+        why, first = "not finished", missing[0].name
         study = manifest.get("study") or {}
         if manifest and isinstance(study, dict) and not study.get("summary"):
             why = "have no summary (written by an earlier version; rerunning the study plays them again)"
-        raise StudyError(f"{root}: {len(missing)} part(s) {why} (first: {missing[0].name}); rerun: "
+        elif manifest and (lost := missing_part_files(root, missing[0])):  # deleted by hand: played again
+            why, first = "not finished or missing files", f"{first}, which has no {', '.join(lost)}"
+        raise StudyError(f"{root}: {len(missing)} part(s) {why} (first: {first}); rerun: "
                          f"{plan.command or 'luna-balance study ...'}")
     frames: dict[str, list[pd.DataFrame]] = {"seats": [], "rounds": [], "cards": [], "timing": []}
     files = {"seats": SEAT_SUMMARY_FILE, "rounds": ROUND_SUMMARY_FILE, "cards": CARD_SUMMARY_FILE,
@@ -410,7 +431,7 @@ def load_summaries(study_dir: str | Path) -> StudySummary:
         seats = seat_labels(seat_texts)
         for name, file in files.items():
             if (root / part.run / file).is_file():
-                frames[name].append(_labelled(root / part.run / file, labels, seats))
+                frames[name].append(_labelled(root / part.run / file, plan, labels, seats))
         parts.append({**labels, "detail": (root / part.run / ROUND_SUMMARY_FILE).is_file()})
     tables = {name: pd.concat(found, ignore_index=True) if found else pd.DataFrame()
               for name, found in frames.items()}
