@@ -20,6 +20,7 @@ from analysis.study.plan import (
     DEFAULT_STRENGTHS,
     PARITY_COMMAND_GAMES,
     PARITY_TOLERANCE,
+    STUDY_FILE,
     StudyError,
     parse_profiles,
     parse_strengths,
@@ -500,6 +501,8 @@ def command_runs_report(args: argparse.Namespace) -> int:
     out = Path(args.out)  # a report replaces a report; a folder of other things is the user's, as for simulate
     if out.is_dir() and any(out.iterdir()) and not (out / "report.html").is_file():
         raise ConfigError(f"--out: {out} holds other files and no report.html; refusing to write a report into it")
+    if (out / STUDY_FILE).is_file():  # its report.html is the study's, with tables this report would mix into
+        raise ConfigError(f"--out: {out} is a study; `luna-balance report {out}` rebuilds its report")
     files = render_study(args.runs, args.out, title=args.title)
     print(files.html)
     return 0

@@ -246,6 +246,37 @@ def test_an_unreadable_part_file_names_itself_and_the_way_out(tmp_path, capsys):
     assert main(["study", "--name", "s", "--games", "30", "--levels", "3", "--profiles", "balanced",
                  "--results-dir", str(tmp_path), "--engine", "reference", "--quiet"]) == 0
 
+
+def test_study_into_a_folder_that_is_no_study_is_refused(tmp_path, capsys):
+    # it wrote its report.md over the user's, and its tables and parts beside the user's files (a QA pass)
+    mine = tmp_path / "userdir"
+    (mine / "tables").mkdir(parents=True)
+    (mine / "report.md").write_text("my notes\n")
+    (mine / "tables" / "mine.csv").write_text("a,b\n")
+    before = {path: path.read_bytes() for path in mine.rglob("*") if path.is_file()}
+    assert main(["study", "--name", "userdir", "--games", "30", "--levels", "3", "--profiles", "balanced",
+                 "--results-dir", str(tmp_path), "--engine", "reference", "--quiet"]) == 2
+    assert one_line(capsys) == (f"luna-balance: {mine}: exists and is not a study (no study.json); refusing to "
+                                "write into it: use another --name or --results-dir\n")
+    assert {path: path.read_bytes() for path in mine.rglob("*") if path.is_file()} == before
+    killed_early = tmp_path / "s"
+    killed_early.mkdir()
+    (killed_early / ".lock").write_text("{}")  # a study killed before it wrote its plan
+    assert _a_study(tmp_path) == killed_early and (killed_early / "report.md").is_file()
+
+
+def test_runs_report_over_a_study_is_refused(tmp_path, capsys):
+    # it replaced the study's report.html and tables, beside the study's stale findings.csv (a QA pass)
+    study = _a_study(tmp_path)
+    run = tmp_path / "run"
+    assert main(["simulate", "--seats", "luna:5", "--games", "20", "--out", str(run), "--quiet"]) == 0
+    before = {path: path.read_bytes() for path in study.rglob("*") if path.is_file()}
+    capsys.readouterr()
+    assert main(["runs-report", str(run), "--out", str(study)]) == 2
+    assert one_line(capsys) == (f"luna-balance: --out: {study} is a study; `luna-balance report {study}` rebuilds "
+                                "its report\n")
+    assert {path: path.read_bytes() for path in study.rglob("*") if path.is_file()} == before
+
 @pytest.mark.parametrize(("csv", "why"), [("afile/x.csv", "afile is a file"), ("", "no name"), ("adir", "a folder")])
 def test_parity_csv_that_cannot_be_written_is_refused_before_the_search(tmp_path, capsys, monkeypatch, csv, why):
     # pandas' "Cannot save file into a non-existent directory: 'afile'" after the whole search; '' was ignored

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from analysis.render import TEMPORARY_SUFFIX
-from analysis.study.plan import StudyError
+from analysis.study.plan import STUDY_FILE, StudyError
 
 LOCK_FILE = ".lock"  # inside the study directory; deleted when the study ends normally
 
@@ -85,6 +85,7 @@ def study_lock(study_dir: str | Path) -> Iterator[None]:
     study_dir = Path(study_dir)
     path = study_dir / LOCK_FILE
     created = [folder for folder in (study_dir, *study_dir.parents) if not folder.exists()]  # innermost first
+    _refuse_foreign(study_dir)
     try:
         study_dir.mkdir(parents=True, exist_ok=True)
         fd = _open_locked(study_dir, path)
@@ -104,6 +105,19 @@ def study_lock(study_dir: str | Path) -> Iterator[None]:
                 folder.rmdir()
             except OSError:
                 break
+
+
+def _refuse_foreign(study_dir: Path) -> None:
+    """Refuse a directory that holds something but no ``study.json``: a study writes its report, tables and
+    parts over whatever is there (a lock file alone is a study killed before it wrote its plan)."""
+    try:
+        foreign = study_dir.is_dir() and not (study_dir / STUDY_FILE).exists() and any(
+            entry.name != LOCK_FILE for entry in study_dir.iterdir())
+    except OSError:
+        return  # not readable: creating the lock file says why
+    if foreign:
+        raise StudyError(f"{study_dir}: exists and is not a study (no {STUDY_FILE}); refusing to write into it: "
+                         "use another --name or --results-dir")
 
 
 def _remove_dead_temporaries(study_dir: Path) -> None:

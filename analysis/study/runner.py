@@ -242,11 +242,12 @@ def run_study(
     if previous is not None and previous.get("format") != STUDY_FORMAT:
         raise StudyError(f"{study_dir / STUDY_FILE}: written by another version of luna-balance; "
                          "use another --name or delete the directory")
+    # the plan first: a folder with it is a study (analysis/study/lock.py), so a study stopped here is resumed
+    atomic_write(study_dir / STUDY_FILE, json.dumps(plan.to_json(), indent=2) + "\n")
     for variant, content in loaded:
         target = study_dir / variant.file
         if not target.is_file() or target.read_bytes() != content:
             atomic_write(target, content)
-    atomic_write(study_dir / STUDY_FILE, json.dumps(plan.to_json(), indent=2) + "\n")
     remove_stale_temporaries(study_dir / RUNS_DIR)
 
     game_data = {BASE_VARIANT: load_game_data()}
