@@ -29,6 +29,17 @@ _LEVELS_ITEM = re.compile(r"^(?P<first>[0-9]+)(?:-(?P<last>[0-9]+))?$")
 _SEAT_PATTERN = re.compile(r"^(?:luna:(?P<level>[^,@]+)|scripted:(?P<profile>[a-z_]+)(?:@(?P<strength>[^,]+))?)$")
 
 
+# A number as a designer writes one: digits with an optional point and exponent; not Python's float() spellings
+# "1_2" (twelve), "nan" or "infinity"
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def plain_number(text: str) -> float | None:
+    """``text`` (surrounding spaces aside) as a number written in plain digits, else ``None``."""
+    text = text.strip()
+    return float(text) if _PLAIN_NUMBER.fullmatch(text) else None
+
+
 #: The strongest scripted seat: far above any strength a study or a parity search tries (parity widens its
 #: bracket up to 128), and low enough that a profile's steps and resources times it stay small integers.
 MAX_STRENGTH = 1000.0
@@ -102,10 +113,9 @@ def parse_seat(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> Seat:
                           f"(known: {', '.join(profiles)})")
     strength = 1.0
     if match["strength"] is not None:
-        try:
-            strength = float(match["strength"])
-        except ValueError:
-            raise ConfigError(f"--seats: strength {match['strength']!r} in {text!r} is not a number") from None
+        strength = plain_number(match["strength"])
+        if strength is None:
+            raise ConfigError(f"--seats: strength {match['strength']!r} in {text!r} is not a number")
         if not 0 < strength <= MAX_STRENGTH:
             raise ConfigError(f"--seats: strength in {text!r} must be a positive number up to {MAX_STRENGTH:g}")
     return Seat(kind="scripted", profile=match["profile"], strength=strength)

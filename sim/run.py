@@ -85,6 +85,8 @@ class RunOptions:
             raise ValueError(f"--backend: unknown backend {self.backend!r} ({' or '.join(BACKENDS)})")
         if self.backend == "dask" and not self.scheduler:
             raise ValueError("--backend dask needs --scheduler ADDRESS")
+        if self.backend != "dask" and self.scheduler:  # the run would be played here, not where it says
+            raise ValueError("--scheduler: only with --backend dask")
 
 
 class OutputPathError(ValueError):

@@ -80,6 +80,18 @@ def test_tune_target_that_is_not_a_number_is_one_line(tmp_path, capsys, target):
     assert not (tmp_path / "t").exists()
 
 
+
+@pytest.mark.parametrize("target", ["1.5", "-0.1"])
+def test_tune_win_rate_target_no_search_can_reach_is_refused(tmp_path, capsys, target):
+    # tune searched to the end and reported "(outside)" (a QA pass, 2026-11-26)
+    text = (Path(__file__).resolve().parents[1] / "examples" / "tune_level4.toml").read_text()
+    target_file = tmp_path / "target.toml"
+    target_file.write_text(text.replace("target = 0.654", f"target = {target}"))
+    assert main(["tune", str(target_file), "--out", str(tmp_path / "t"), "--games", "50", "--quiet"]) == 2
+    assert one_line(capsys) == (f"luna-balance: {target_file}: levels.4.target: a win rate is between 0 and 1, "
+                                f"got {float(target):g}\n")
+    assert not (tmp_path / "t").exists()
+
 @pytest.mark.parametrize("tolerance", ["0", "-1", "nan", "inf"])
 def test_parity_tolerance_the_bisection_never_reaches_is_refused(capsys, tolerance):
     # 0 and below: the bisection never stopped; nan and inf: an answer from no bisection at all
@@ -88,13 +100,17 @@ def test_parity_tolerance_the_bisection_never_reaches_is_refused(capsys, toleran
     assert one_line(capsys).startswith("luna-balance: --tolerance: must be a positive number")
 
 
-@pytest.mark.parametrize("strength", ["1e10", "inf", "nan", "1000.5"])
-def test_strength_beyond_the_strongest_seat_is_refused_by_both_engines(tmp_path, capsys, strength):
+@pytest.mark.parametrize(("strength", "problem"), [
+    ("1e10", "must be a positive number up to 1000"), ("1000.5", "must be a positive number up to 1000"),
+    ("-1", "must be a positive number up to 1000"), ("inf", "is not a number"), ("nan", "is not a number"),
+    ("1_2", "is not a number"),  # float("1_2") is 12: the seat played and was recorded as @12 (a QA pass)
+])
+def test_strength_beyond_the_strongest_seat_is_refused_by_both_engines(tmp_path, capsys, strength, problem):
     # the reference engine hung at 1e10 and raised OverflowError at 1e308; the numba engine refused in 3 lines
     for engine in ("reference", "numba"):
         assert main(["simulate", "--seats", f"scripted:balanced@{strength},luna:5", "--games", "5", "--engine",
                      engine, "--out", str(tmp_path / "run"), "--quiet"]) == 2
-        assert "must be a positive number up to 1000" in one_line(capsys)
+        assert problem in one_line(capsys)
     assert not (tmp_path / "run").exists()
 
 

@@ -44,6 +44,7 @@ def test_aggregate_only_matches_the_per_game_rows(tmp_path):
     ({"aggregate_only": True, "detail": True}, "aggregate-only"),
     ({"backend": "slurm"}, "unknown backend 'slurm'"),
     ({"backend": "dask"}, "needs --scheduler"),
+    ({"scheduler": "tcp://127.0.0.1:1"}, "only with --backend dask"),  # silently played here (a QA pass)
 ])
 def test_options_refuse_what_cannot_run(options, message):
     with pytest.raises(ValueError, match=message) as caught:

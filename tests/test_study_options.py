@@ -80,8 +80,9 @@ def test_strengths_are_parsed_sorted_and_rounded_to_their_names():
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("", "is not a number"), ("x", "is not a number"), ("0", "positive"), ("-1", "positive"), ("inf", "finite"),
-    ("nan", "finite"), ("1,1.0", "listed twice"), ("1.0000001,1", "listed twice"),
+    ("", "is not a number"), ("x", "is not a number"), ("0", "positive"), ("-1", "positive"), ("1e999", "finite"),
+    ("inf", "is not a number"), ("nan", "is not a number"), ("1_2", "is not a number"), ("1,1.0", "listed twice"),
+    ("1.0000001,1", "listed twice"),
 ])
 def test_bad_strengths_are_refused(text, message):
     with pytest.raises(StudyError, match=message):

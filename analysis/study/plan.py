@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.schema import BASE_VARIANT, CATEGORY_SCORES, MANIFEST_FILE, ROUNDS_FILE, SCORE_TOTAL, SEATS_FILE
-from sim.config import DEFAULT_START_BONUS
+from sim.config import DEFAULT_START_BONUS, plain_number
 from sim.constants import (
     ALLOWED_ROUNDS,
     BACKENDS,
@@ -334,10 +334,9 @@ def parse_strengths(text: str) -> tuple[float, ...]:
     """
     values = []
     for word in text.split(","):
-        try:
-            value = float(word)
-        except ValueError:
-            raise StudyError(f"--strengths: {word.strip()!r} is not a number (e.g. --strengths 0.8,1,1.2)") from None
+        value = plain_number(word)
+        if value is None:
+            raise StudyError(f"--strengths: {word.strip()!r} is not a number (e.g. --strengths 0.8,1,1.2)")
         if not (math.isfinite(value) and value > 0):
             raise StudyError(f"--strengths: {word.strip()!r} must be a positive finite number")
         values.append(float(strength_label(value)))

@@ -89,7 +89,11 @@ class LevelGoalFields(_Goal):
     bounds: dict[str, tuple[int, int]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _bounds_ordered(self) -> LevelGoalFields:
+    def _target_and_bounds(self) -> LevelGoalFields:
+        if self.metric == "luna_win_rate" and not 0 <= self.target <= 1:  # a share: a search can never reach it
+            raise ValueError(f"target: a win rate is between 0 and 1, got {self.target:g}")
+        if self.metric == "parity_strength" and self.target <= 0:
+            raise ValueError(f"target: a strength is above 0, got {self.target:g}")
         for name, (low, high) in self.bounds.items():
             if low > high:
                 raise ValueError(f"bounds: {name}: low {low} is above high {high}")
