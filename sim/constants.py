@@ -41,8 +41,20 @@ RULE_SWITCHES: dict[str, tuple[str, ...]] = {
 
 # ---------------------------------------------------------------- the board
 
-with (DATA_DIR / "moon.toml").open("rb") as _file:
-    COMPANIES: tuple[str, ...] = tuple(tomllib.load(_file)["companies"])
+
+def _shipped_companies(path: Path) -> tuple[str, ...]:
+    """The company names of the shipped ``moon.toml``; without them nothing can run, so a missing or broken file
+    ends the program with one line (at import: no command's own error handling has started yet)."""
+    try:
+        with path.open("rb") as file:
+            return tuple(tomllib.load(file)["companies"])
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError) as error:
+        reason = "file not found" if isinstance(error, FileNotFoundError) else f"unreadable ({error!r})"
+        raise SystemExit(f"luna-balance: {path}: {reason}; the shipped data is incomplete "
+                         "(reinstall luna-balance)") from None
+
+
+COMPANIES: tuple[str, ...] = _shipped_companies(DATA_DIR / "moon.toml")
 N_COMPANIES = len(COMPANIES)
 # Majority / resource types, in the order of every per-type column and array.
 RESOURCE_TYPES = ("titanium", "carbon", "energy", "minerals", "scientists")

@@ -7,6 +7,7 @@ written. The names say what each input used to do.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -387,3 +388,26 @@ def test_runs_report_into_a_folder_of_other_things_is_refused_and_a_report_is_re
     report = tmp_path / "report"
     for _ in range(2):  # the second run replaces the first's report
         assert main(["runs-report", str(run), "--out", str(report)]) == 0
+
+
+@pytest.mark.parametrize(("missing", "problem"), [
+    ("moon.toml", "file not found; the shipped data is incomplete (reinstall luna-balance)"),  # read at import
+    ("belt.toml", "file not found"),
+    ("luna.toml", "file not found"),
+])
+def test_a_shipped_data_file_missing_is_one_line(tmp_path, missing, problem):
+    # moon.toml: a FileNotFoundError traceback before any command started (a QA pass, 2026-11-26)
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    for package in ("sim", "analysis"):
+        shutil.copytree(root / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "sim" / "data" / missing).unlink()
+    done = subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "--seats", "luna:5", "--games", "5",
+                           "--engine", "reference", "--out", str(tmp_path / "run"), "--quiet"],
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)}, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr == f"luna-balance: {tmp_path / 'sim' / 'data' / missing}: {problem}\n"
+    assert not (tmp_path / "run").exists()
