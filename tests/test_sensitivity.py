@@ -134,3 +134,10 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, arguments, message):
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
     assert not (tmp_path / "sens").exists()
+
+
+@pytest.mark.parametrize(("value", "shown"), [(110.4, "110"), (105.0, "100"), (4.34, "4.3"), (0.0523, "0.052"),
+                                              (1234.5, "1,200"), (-3.14, "-3.1"), (0.0, "0")])
+def test_effect_sizes_are_written_in_plain_digits(value, shown):
+    # the summary said "up to 1.1e+02 CrypCoin" (a QA pass, 2026-11-26)
+    assert sensitivity._two_digits(value) == shown

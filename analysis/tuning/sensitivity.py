@@ -2,8 +2,8 @@
 
 ``luna-balance sensitivity --level L`` changes one parameter (:mod:`analysis.tuning.parameters`) at a
 time: each token position ±1 and ±2, the start positions of levels 6-8 ±1 and ±2, grade-2 use switched,
-and (with ``--cards``) every number on Luna's cards ±1; a change the data would refuse (off the track,
-out of order, below a card number's least value) is skipped and counted. Every changed variant plays
+and (with ``--cards``) every number on Luna's cards ±1; a change that makes no valid level (a token off the
+track or past its neighbour, a card number below its least value) is skipped and counted. Every changed variant plays
 the *same* games as the base (same seed and game numbers: common random numbers), so the per-game
 differences of Luna's total score and, against an opponent, her win share (``won``: a tie counts
 1/k) measure the change with little noise: mean difference ± 1.96·sd/√n.
@@ -20,6 +20,7 @@ metric, base, changed, diff, ci_low, ci_high; biggest effects first within each 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -167,11 +168,16 @@ def summary_sentence(plan: Plan, table: pd.DataFrame, top: int = 3) -> str:
             continue
         unit = " CrypCoin" if metric == SCORE_METRIC else " percentage points"
         scale = 1.0 if metric == SCORE_METRIC else 100.0
-        named = ", ".join(f"{name} (up to {size * scale:.2g}{unit})" for name, size in
+        named = ", ".join(f"{name} (up to {_two_digits(size * scale)}{unit})" for name, size in
                           clear["size"].head(top).items())
         parts.append(f"Her {_METRIC_WORDS[metric]} depends most on {named}; parameters with an effect beyond "
                      f"its 95 % interval: {len(clear)} of {len(effects)}.")
     return " ".join(parts)
+
+
+def _two_digits(value: float) -> str:
+    """``value`` to two significant digits in plain notation: 110, 4.3, 0.052 (``:.2g`` gives 1.1e+02)."""
+    return f"{float(f'{value:.2g}'):,.{max(0, 1 - math.floor(math.log10(abs(value))))}f}" if value else "0"
 
 
 def write_sensitivity_files(plan: Plan, table: pd.DataFrame, folder: Path) -> str:
