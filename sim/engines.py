@@ -128,13 +128,17 @@ def _announced(data: GameData, config: GameConfig, count: int, check_invariants:
 
     if _compile_notice["said"] or not _compile_notice["enabled"]:
         return play()
-    if is_compiled(driver_for(check_invariants, needs_general_engine(data, config))):
+    general = needs_general_engine(data, config)
+    if is_compiled(driver_for(check_invariants, general)):
         return play()
     if _numba_problems(data, config):
         return play()  # it refuses the data before anything compiles: no notice of a compile that never comes
     _compile_notice["said"] = True
-    sys.stderr.write("luna-balance: compiling the numba engine for this machine; this happens once and takes "
-                     "up to a minute ...\n")
+    # each version is compiled on its own: a first Belt run after everyday runs compiles again, and says which
+    version = (" (its version that checks invariants)" if check_invariants
+               else " (its version for the Belt side and rule readings)" if general else "")
+    sys.stderr.write(f"luna-balance: compiling the numba engine for this machine{version}; this happens once and "
+                     "takes up to a minute ...\n")
     sys.stderr.flush()
     started = time.perf_counter()
     chunk = play()

@@ -190,6 +190,23 @@ def test_compile_notice_is_said_once_and_never_when_quiet(tmp_path, monkeypatch,
     assert "compiling" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("board", "check", "version"), [
+    ("moon", False, "machine; "), ("belt", False, "machine (its version for the Belt side and rule readings); "),
+    ("moon", True, "machine (its version that checks invariants); "),
+])
+def test_compile_notice_names_the_version_it_compiles(monkeypatch, capsys, board, check, version):
+    # a first Belt run after everyday ones said "this happens once" of a compile already done (a QA pass)
+    pytest.importorskip("numba")
+    import sim.fast._jit as jit_module
+
+    monkeypatch.setattr(jit_module, "is_compiled", lambda dispatcher: False)  # pretend the cache is empty
+    monkeypatch.setitem(engines._compile_notice, "said", False)
+    monkeypatch.setitem(engines._compile_notice, "enabled", True)
+    config = GameConfig(seats=parse_seats("luna:2"), board=board)
+    engines.engine_function("numba")(DATA, config, 1, 0, 5, False, check_invariants=check)
+    assert f"compiling the numba engine for this {version}this happens once" in capsys.readouterr().err
+
+
 def test_compile_notice_is_not_said_when_the_engine_refuses_the_data(tmp_path, monkeypatch, capsys):
     # A cold cache and an overlay beyond a capacity: before, "compiling ... up to a minute" came first and the
     # error right after, for a compile that never ran.
