@@ -154,6 +154,8 @@ def format_value(value: Any) -> str:
         number = float(value)
         if math.isnan(number):
             return ""
+        if not number.is_integer() and (2 * number).is_integer() and abs(number) < 1e15:
+            return f"{number:.1f}"  # a count with half-wins (a tie counts 1/k), shown exactly: .4g made 1824.5 "1824"
         if abs(number) >= 1e4:
             return f"{number:.0f}"
         return f"{number:.4g}"

@@ -45,6 +45,9 @@ def test_format_value():
     assert format_value(True) == "yes"
     assert format_value(float("nan")) == ""
     assert format_value("x") == "x"
+    # half-wins (a tie counts 1/k) exactly: .4g showed 1824.5 as 1824 and 1903.5 as 1904 (a QA pass)
+    assert [format_value(value) for value in (1824.5, 1903.5, 12345.5, 0.5, 2.0)] == [
+        "1824.5", "1903.5", "12345.5", "0.5", "2"]
 
 
 def test_html_table_escapes():
