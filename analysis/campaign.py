@@ -135,7 +135,8 @@ def answer(result: CampaignResult) -> str:
     """The designer's question in one sentence: where Luna settles and how often each person wins."""
     options, levels = result.options, result.level[:, -1]
     counts = np.bincount(levels, minlength=len(LEVELS))
-    mode = int(np.argmax(counts))
+    modes = np.flatnonzero(counts == counts.max())  # a tie names every level that shares the most campaigns
+    mode = " and ".join(", ".join(str(level) for level in modes).rsplit(", ", 1))
     people = [seat for seat in range(len(options.seats)) if seat != options.luna_seat]
     won = result.campaign_won.sum(axis=0)
     low, high = wilson_interval(won, len(levels))
@@ -145,8 +146,9 @@ def answer(result: CampaignResult) -> str:
     chapters = f"{options.chapters} chapter{'s' if options.chapters > 1 else ''}"
     return (f"Against {', '.join(options.seat_labels[seat] for seat in people)}, starting at level "
             f"{result.level[0, 0]} with policy {options.policy.label} over {chapters}, Luna plays "
-            f"the last chapter most often at level {mode} ({counts[mode] / len(levels):.0%} of {len(levels)} "
-            f"campaigns; mean level {levels.mean():.2f}); {who}; Luna wins {luna:.1%}.")
+            f"the last chapter most often at level{'s' if len(modes) > 1 else ''} {mode} "
+            f"({counts[modes[0]] / len(levels):.0%} of {len(levels)} campaigns{' each' if len(modes) > 1 else ''}; "
+            f"mean level {levels.mean():.2f}); {who}; Luna wins {luna:.1%}.")
 
 
 # ---------------------------------------------------------------- figures

@@ -406,3 +406,16 @@ def test_reference_chunks_keep_large_game_numbers_exact(data):
     # The chunk function plays through the listed one; game numbers must stay integers all the way.
     chunk = engine_function("reference")(data, options(data).config(5), 9, 2**62 + 1, 1, False)
     assert chunk.seats["game"].tolist() == [2**62 + 1, 2**62 + 1]
+
+
+def test_the_answer_names_every_level_a_tie_shares(data, rules):
+    # "most often at level 2 (33% of 3 campaigns)" when levels 2, 3 and 4 each ended a third (a QA pass)
+    from analysis.campaign import answer
+
+    result = cp.run_campaigns(data, rules, options(data, campaigns=3, chapters=2))
+    levels = result.level.copy()
+    levels[:, -1] = [4, 2, 3]
+    assert "most often at levels 2, 3 and 4 (33% of 3 campaigns each;" in answer(
+        dataclasses.replace(result, level=levels))
+    levels[:, -1] = [4, 2, 4]
+    assert "most often at level 4 (67% of 3 campaigns;" in answer(dataclasses.replace(result, level=levels))
