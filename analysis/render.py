@@ -277,6 +277,22 @@ def arrange_sections(
     return arranged
 
 
+#: The tag every report page carries in its head: what tells a report a later one may replace from a page of
+#: the user's that happens to be called report.html.
+GENERATOR_TAG = '<meta name="generator" content="luna-balance">'
+
+
+def is_report_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds a report :func:`write_report` wrote: its page carries :data:`GENERATOR_TAG`
+    (a page written before the tag: with ``report.md`` and ``tables/`` beside it)."""
+    try:
+        with (folder / "report.html").open("rb") as page:
+            head = page.read(4096)
+    except OSError:
+        return False
+    return GENERATOR_TAG.encode() in head or ((folder / "report.md").is_file() and (folder / "tables").is_dir())
+
+
 def _check_report_places(root: Path) -> None:
     """Refuse, before anything is written, a report whose folders are files or whose files are folders (a
     report that stopped there would leave the tables written before it)."""
@@ -350,6 +366,7 @@ def write_report(
         '<html lang="en">',
         "<head>",
         '<meta charset="utf-8">',
+        GENERATOR_TAG,
         f"<title>{html.escape(title)}</title>",
         f"<style>{_HTML_STYLE}</style>",
         "</head>",

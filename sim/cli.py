@@ -496,11 +496,13 @@ def _os_problem(error: OSError) -> str:
 
 
 def command_runs_report(args: argparse.Namespace) -> int:
+    from analysis.render import is_report_folder
     from analysis.report import render_study
 
     out = Path(args.out)  # a report replaces a report; a folder of other things is the user's, as for simulate
-    if out.is_dir() and any(out.iterdir()) and not (out / "report.html").is_file():
-        raise ConfigError(f"--out: {out} holds other files and no report.html; refusing to write a report into it")
+    if out.is_dir() and any(out.iterdir()) and not is_report_folder(out):
+        raise ConfigError(f"--out: {out} holds other files and no luna-balance report; refusing to write a report "
+                          "into it")
     if (out / STUDY_FILE).is_file():  # its report.html is the study's, with tables this report would mix into
         raise ConfigError(f"--out: {out} is a study; `luna-balance report {out}` rebuilds its report")
     files = render_study(args.runs, args.out, title=args.title)

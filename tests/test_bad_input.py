@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis.render import GENERATOR_TAG
 from sim.cli import main
 from sim.constants import DATA_DIR
 from sim.gamedata import load_game_data
@@ -382,12 +383,20 @@ def test_runs_report_into_a_folder_of_other_things_is_refused_and_a_report_is_re
     (mine / "keep.txt").write_text("mine\n")
     capsys.readouterr()
     assert main(["runs-report", str(run), "--out", str(mine)]) == 2
-    assert one_line(capsys) == (f"luna-balance: --out: {mine} holds other files and no report.html; refusing to "
-                                "write a report into it\n")
+    assert one_line(capsys) == (f"luna-balance: --out: {mine} holds other files and no luna-balance report; "
+                                "refusing to write a report into it\n")
     assert [path.name for path in mine.iterdir()] == ["keep.txt"]
+    (mine / "report.html").write_text("<html>my own page</html>\n")  # was taken for a report and replaced
+    assert main(["runs-report", str(run), "--out", str(mine)]) == 2
+    assert "no luna-balance report" in one_line(capsys)
+    assert (mine / "report.html").read_text() == "<html>my own page</html>\n"
     report = tmp_path / "report"
     for _ in range(2):  # the second run replaces the first's report
         assert main(["runs-report", str(run), "--out", str(report)]) == 0
+    page = report / "report.html"
+    assert GENERATOR_TAG in page.read_text()
+    page.write_text(page.read_text().replace(GENERATOR_TAG, ""))  # a report written before the tag
+    assert main(["runs-report", str(run), "--out", str(report)]) == 0 and GENERATOR_TAG in page.read_text()
 
 
 @pytest.mark.parametrize(("missing", "problem"), [
