@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.study.plan import StudyPlan, expected_config, part_is_finished, plan_study, summary_record
+from analysis.study.plan import StudyPlan, expected_config, part_files, part_is_finished, plan_study, summary_record
 from sim.cli import main
 from sim.config import ConfigError, GameConfig, parse_seats
 from sim.constants import DATA_DIR
@@ -118,6 +118,8 @@ def test_part_manifest_without_a_board_is_a_moon_part(tmp_path):
     run.mkdir(parents=True)
     manifest = {"config": config, "study": {"overlay_digest": part.overlay_digest, "summary": summary_record(False)}}
     (run / "manifest.json").write_text(json.dumps(manifest))
+    for name in part_files(part):  # only their presence is asked
+        (run / name).write_bytes(b"")
     assert part_is_finished(tmp_path, moon, part) and not part_is_finished(tmp_path, belt, part)
 
 

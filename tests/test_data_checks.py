@@ -55,10 +55,11 @@ REFUSED = [
     # ---- the overlay's shape (a merge that assumed a table where the data has a number ended in a traceback)
     pytest.param({"bogus": 1}, "bogus: unknown table (an overlay has name, description, luna, moon, players, "
                  "campaign, belt)", id="unknown-table"),
-    pytest.param({"luna": {"board": 5}}, "luna.board: Input should be a valid dictionary or instance of LunaBoard",
+    pytest.param({"luna": {"board": 5}},
+                 "luna.board: Input should be a valid dictionary or instance of LunaBoard, not 5",
                  id="number-for-a-table"),
-    pytest.param({"luna": {"board": {"tank_max": {"a": 1}}}}, "luna.board.tank_max: Input should be a valid integer",
-                 id="table-for-a-number"),
+    pytest.param({"luna": {"board": {"tank_max": {"a": 1}}}},
+                 "luna.board.tank_max: Input should be a valid integer, not {'a': 1}", id="table-for-a-number"),
     # ---- moon.toml (sim/moondata.py)
     pytest.param({"moon": {"sectors": {"adjacent": ADJACENT[:23]}}},
                  "moon.sectors: adjacent must list the neighbours of all 24 sectors",

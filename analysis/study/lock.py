@@ -107,12 +107,17 @@ def study_lock(study_dir: str | Path) -> Iterator[None]:
                 break
 
 
+def _left_by_a_killed_study(name: str) -> bool:
+    """The lock file, or an atomic write's temporary file (:func:`_remove_dead_temporaries` deletes those)."""
+    return name == LOCK_FILE or (name.startswith(".") and name.endswith(TEMPORARY_SUFFIX))
+
+
 def _refuse_foreign(study_dir: Path) -> None:
     """Refuse a directory that holds something but no ``study.json``: a study writes its report, tables and
-    parts over whatever is there (a lock file alone is a study killed before it wrote its plan)."""
+    parts over whatever is there (a lock file and temporary files alone are a study killed before its plan)."""
     try:
         foreign = study_dir.is_dir() and not (study_dir / STUDY_FILE).exists() and any(
-            entry.name != LOCK_FILE for entry in study_dir.iterdir())
+            not _left_by_a_killed_study(entry.name) for entry in study_dir.iterdir())
     except OSError:
         return  # not readable: creating the lock file says why
     if foreign:
