@@ -8,7 +8,9 @@ apart:
 ``run``
     the directory name;
 ``variant``
-    ``config.variant`` from the manifest, ``"base"`` when absent;
+    ``config.variant`` from the manifest; else, for a run played with ``--overlay FILE``, the variant a study
+    would name that file (its name without ``.toml``; ``"base.toml"`` gives ``"base-overlay"``); else
+    ``"base"``;
 ``seats``
     the seat mix, e.g. ``"luna:5"`` or ``"scripted:balanced,luna:5"`` (``config.seats`` joined
     with commas, or rebuilt from the data when the manifest does not list it);
@@ -53,6 +55,7 @@ from analysis.schema import (
     SEATS_FILE,
     SEATS_REQUIRED,
 )
+from analysis.study.plan import variant_name
 
 PathLike = str | Path
 
@@ -183,6 +186,17 @@ def _opponent_label(row: pd.Series) -> str:
     return row["profile"] if strength == 1.0 else f"{row['profile']}@{strength:g}"
 
 
+def _variant(config: dict[str, Any]) -> str:
+    """A run's variant (module docstring): an overlay run must never pool with the base runs it differs from."""
+    if config.get("variant"):
+        return str(config["variant"])
+    overlay = config.get("overlay")
+    if not overlay:
+        return BASE_VARIANT
+    name = variant_name(str(overlay))
+    return f"{name}-overlay" if name == BASE_VARIANT else name
+
+
 def _run_labels(name: str, seats: pd.DataFrame, manifest: dict[str, Any]) -> dict[str, Any]:
     config = manifest.get("config") or {}
     first_game = seats[seats["game"] == seats["game"].min()].sort_values("seat")
@@ -197,7 +211,7 @@ def _run_labels(name: str, seats: pd.DataFrame, manifest: dict[str, Any]) -> dic
     luna_levels = set(first_game.loc[first_game["kind"] == LUNA, "level"].astype(int))
     return {
         "run": name,
-        "variant": str(config.get("variant") or BASE_VARIANT),
+        "variant": _variant(config),
         "seats": seat_mix,
         "opponents": opponents,
         "luna_level": luna_levels.pop() if len(luna_levels) == 1 else -1,

@@ -356,6 +356,11 @@ def _safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.") or "variant"
 
 
+def variant_name(overlay: str | Path) -> str:
+    """The variant an overlay file makes: its file name without ``.toml``, in characters safe in a path."""
+    return _safe_name(Path(overlay).stem)
+
+
 def read_variant(path: str | Path) -> tuple[Variant, bytes]:
     """Validate an overlay file and describe it as a variant (the copy is written by the caller).
 
@@ -373,7 +378,7 @@ def read_variant(path: str | Path) -> tuple[Variant, bytes]:
         title = tomllib.loads(content.decode("utf-8")).get("name")
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:  # load_game_data already read it fine
         raise DataError([f"{source}: not valid TOML: {error}"]) from None
-    name = _safe_name(source.stem)
+    name = variant_name(source)
     variant = Variant(name=name, title=str(title) if title else name, source=str(path),
                       file=f"{VARIANTS_DIR}/{name}.toml", digest=hashlib.sha256(content).hexdigest())
     return variant, content

@@ -130,3 +130,21 @@ def test_duplicate_run_names_and_bad_manifest(make_run, tmp_path):
     (second / "manifest.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(ValueError, match="cannot read manifest"):
         load_run(second)
+
+
+@pytest.mark.parametrize(("overlay_name", "variant"), [("late.toml", "late"), ("base.toml", "base-overlay")])
+def test_a_run_played_with_an_overlay_is_its_own_variant(tmp_path, overlay_name, variant):
+    # every simulate run was labelled "base": an overlay run pooled with its base in every table, and
+    # variant_differences found nothing to pair (a QA pass, 2026-11-26)
+    from analysis import stats
+    from sim.cli import main
+
+    overlay = tmp_path / overlay_name
+    overlay.write_text("[luna.levels.5]\nhelium_tokens = [15, 22]\n")
+    common = ["--seats", "luna:5", "--games", "40", "--seed", "3", "--engine", "reference", "--quiet"]
+    assert main(["simulate", *common, "--out", str(tmp_path / "base")]) == 0
+    assert main(["simulate", *common, "--overlay", str(overlay), "--out", str(tmp_path / "late")]) == 0
+    data = load_runs([tmp_path / "base", tmp_path / "late"])
+    assert dict(data.seats.drop_duplicates("run")[["run", "variant"]].to_numpy().tolist()) == {
+        "base": "base", "late": variant}
+    assert set(stats.variant_differences(data)["variant"]) == {variant}
