@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
-from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat, parse_seat
+from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat, check_seed, parse_seat
 from sim.constants import (
     DATA_DIR,
     DEFAULT_BOARD,
@@ -214,6 +214,7 @@ class CampaignOptions:
     board: str = DEFAULT_BOARD
 
     def __post_init__(self) -> None:
+        check_seed(self.seed)
         check_chapters(self.chapters)
         if self.campaigns < 1:
             raise ConfigError(f"--campaigns: must be at least 1, got {self.campaigns}")

@@ -32,7 +32,7 @@ from analysis.tuning.options import DEFAULT_GAMES as SENSITIVITY_GAMES
 from analysis.tuning.options import DEFAULT_OPPONENT as SENSITIVITY_OPPONENT
 from analysis.tuning.options import DEFAULT_SEED as SENSITIVITY_SEED
 from analysis.tuning.options import SensitivityOptions, parse_opponent
-from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, parse_levels, parse_seats
+from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, check_seed, parse_levels, parse_seats
 from sim.constants import (
     ALLOWED_ROUNDS,
     BACKENDS,
@@ -51,7 +51,6 @@ from sim.dispatch import usable_cpus
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
-from sim.rng import MASK64
 from sim.violation import InvariantError
 
 EXIT_USAGE = 2
@@ -465,8 +464,8 @@ def check_options(args: argparse.Namespace) -> None:
     bisection never gets below (it would never stop), readings asked for with no games (0 means no readings
     once it reaches the study's plan, which checks ``--parity-games`` itself)."""
     seed = getattr(args, "seed", None)
-    if seed is not None and not 0 <= seed <= MASK64:
-        raise ConfigError(f"--seed: must be 0 to {MASK64} (2**64 - 1), got {seed}")
+    if seed is not None:
+        check_seed(seed)
     tolerance = getattr(args, "tolerance", None)
     if tolerance is not None and not (math.isfinite(tolerance) and tolerance > 0):
         raise ConfigError(f"--tolerance: must be a positive number, got {tolerance}")

@@ -20,6 +20,7 @@ from sim.constants import (
     builtin_profiles,
 )
 from sim.gamedata import LEVEL_KEYS
+from sim.rng import MASK64
 
 # The built-in profiles: one file each in sim/data/players (an overlay may add more).
 SCRIPTED_PROFILES = builtin_profiles()
@@ -47,6 +48,18 @@ MAX_STRENGTH = 1000.0
 
 class ConfigError(ValueError):
     """A bad configuration value; the message is one line meant for the user."""
+
+
+def check_seed(seed: object, name: str = "--seed") -> int:
+    """``seed`` as a run seed: a whole number from 0 to 2**64 - 1, the 64 bits every stream is derived from (two
+    seeds 2**64 apart would play the same games under different names); checked by every entry point."""
+    import numpy as np
+
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise ConfigError(f"{name}: must be a whole number from 0 to {MASK64} (2**64 - 1), got {seed!r}")
+    if not 0 <= int(seed) <= MASK64:
+        raise ConfigError(f"{name}: must be 0 to {MASK64} (2**64 - 1), got {seed}")
+    return int(seed)
 
 
 @dataclass(frozen=True)

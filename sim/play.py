@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.columns import SEAT_NUMERIC, Chunk
-from sim.config import DEFAULT_START_BONUS, GameConfig, Seat, parse_seats
+from sim.config import DEFAULT_START_BONUS, GameConfig, Seat, check_seed, parse_seats
 from sim.constants import DEFAULT_BOARD, ROUNDS
 from sim.engines import engine_function
 from sim.gamedata import GameData, load_game_data
@@ -148,8 +148,7 @@ def play(seats: str | Sequence[Seat], games: int, seed: int = 0, *, overlay: str
     """
     games = _as_int("games", games, 1)
     first_game = _as_int("first_game", first_game, 0)
-    if not isinstance(seed, int | np.integer) or isinstance(seed, bool):
-        raise ValueError(f"seed: must be an integer, got {seed!r}")
+    check_seed(seed, "seed")
     if overlay is not None and data is not None:
         raise ValueError("overlay: give an overlay or loaded data, not both")
     play_chunk = engine_function(engine)

@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 
 from sim import arrow
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC, Chunk, Columns, chunk_games
-from sim.config import GameConfig
+from sim.config import GameConfig, check_seed
 from sim.constants import BACKENDS
 from sim.crashpoints import crash_point
 from sim.dispatch import ordered_results
@@ -74,6 +74,7 @@ class RunOptions:
     def __post_init__(self) -> None:
         if self.games < 1:
             raise ValueError(f"--games: must be at least 1, got {self.games}")
+        check_seed(self.seed)
         check_engine(self.engine)
         if self.chunk_size is not None and self.chunk_size < 1:
             raise ValueError(f"--chunk-size: must be at least 1, got {self.chunk_size}")

@@ -420,3 +420,24 @@ def test_a_shipped_data_file_missing_is_one_line(tmp_path, missing, problem):
     assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
     assert done.stderr == f"luna-balance: {tmp_path / 'sim' / 'data' / missing}: {problem}\n"
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, "7", 1.0, True])
+def test_every_api_entry_point_refuses_a_seed_the_command_line_refuses(tmp_path, seed):
+    # only sim/cli.py checked: play(seed=2**64) played seed 0's games, run_study(seed="7") wrote study.json and
+    # failed 18 frames deep in the engine (a QA pass of the Python API, 2026-11-26)
+    from analysis.study import run_study
+    from analysis.tuning.options import SensitivityOptions
+    from analysis.tuning.output import run_tune
+    from sim.config import ConfigError
+    from sim.run import RunOptions
+
+    with pytest.raises(ConfigError, match=r"^--seed: must be"):
+        RunOptions(games=10, seed=seed)
+    with pytest.raises(ConfigError, match=r"^--seed: must be"):
+        SensitivityOptions(level=5, seed=seed)
+    with pytest.raises(ConfigError, match=r"^--seed: must be"):
+        run_study(name="s", games=10, levels=[5], seed=seed, engine="reference", quiet=True, results_dir=tmp_path)
+    with pytest.raises(ConfigError, match=r"^--seed: must be"):
+        run_tune(Path(__file__).resolve().parents[1] / "examples" / "tune_level4.toml", tmp_path / "t", seed=seed)
+    assert list(tmp_path.iterdir()) == []

@@ -107,7 +107,9 @@ def test_loaded_data_is_used_as_given():
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: play("luna:5", 0), r"^games: must be an integer of at least 1, got 0$"),
     (lambda: play("luna:5", 10, first_game=-1), r"^first_game: must be an integer of at least 0"),
-    (lambda: play("luna:5", 10, seed=1.5), r"^seed: must be an integer"),
+    (lambda: play("luna:5", 10, seed=1.5), r"^seed: must be a whole number from 0 to"),
+    (lambda: play("luna:5", 10, seed=2**64), r"^seed: must be 0 to 18446744073709551615"),  # played seed 0
+    (lambda: play("luna:5", 10, seed=-1), r"^seed: must be 0 to"),  # played seed 2**64 - 1
     (lambda: play("luna:9", 10), r"^--seats: unknown Luna level '9'"),
     (lambda: play("scripted:nobody,luna:5", 10), r"unknown scripted profile 'nobody'"),
     (lambda: play("luna:5", 10, engine="turbo"), r"unknown engine 'turbo'"),

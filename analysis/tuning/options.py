@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sim.config import ConfigError, parse_seat
+from sim.config import ConfigError, check_seed, parse_seat
 from sim.constants import DEFAULT_RUN_SEED, LEVELS
 from sim.engines import check_engine
 from sim.gamedata import GameData
@@ -37,6 +37,7 @@ class SensitivityOptions:
             raise ConfigError(f"--level: must be one of {LEVELS[0]}-{LEVELS[-1]}, got {self.level!r}")
         if self.games < 2:
             raise ConfigError(f"--games: must be at least 2 (a paired interval needs two games), got {self.games}")
+        check_seed(self.seed)
         check_engine(self.engine)
 
     @property
