@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 import pandas as pd
 from pandas.api.typing import DataFrameGroupBy
 
-from analysis.schema import LUNA
+from analysis.schema import LUNA, SCRIPTED
 
 #: Placeholder group key used when a caller asks for no grouping at all.
 _ALL = "_all"
@@ -33,6 +33,8 @@ def select_kind(seats: pd.DataFrame, kind: str | None) -> pd.DataFrame:
     """Rows of one seat kind (``"luna"``/``"scripted"``), or all rows when ``kind`` is None."""
     if kind is None:
         return seats
+    if kind not in (LUNA, SCRIPTED):  # a typo ("Luna") would select no rows and every table come out empty
+        raise ValueError(f"kind: must be {LUNA!r}, {SCRIPTED!r} or None, got {kind!r}")
     require_columns(seats, ["kind"], "seats")
     return seats[seats["kind"] == kind]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+import numpy as np
 import pandas as pd
 
 from analysis._frames import as_keys, finish, game_keys, grouped, luna_only, require_columns, stack
@@ -200,6 +201,8 @@ def slot_first_use(seats: pd.DataFrame, by: str | Iterable[str] | None = ("level
     columns = {slot: f"slot_{slot.lower()}_first_round" for slot in SWITCHED_SLOTS}
     data = luna_only(seats)
     require_columns(data, [*keys, *columns.values()], "slot_first_use")
+    if data.empty:  # a filter that kept nothing: no rows, as the other tables give
+        return pd.DataFrame(columns=[*keys, "slot", "first_round", "games", "share", "cumulative_share"])
     last_round = max(STANDARD_ROUNDS, *(int(data[column].max()) for column in columns.values()))
     tables = []
     for slot, column in columns.items():
@@ -357,7 +360,13 @@ def blocking_probability(
         ``p_blocked``.
     """
     keys = as_keys(by)
+    if max_total is not None and (isinstance(max_total, bool) or not isinstance(max_total, int | np.integer)
+                                  or max_total < 0):
+        raise ValueError(f"blocking_probability: max_total must be a whole number of at least 0, got {max_total!r}")
     long = _majority_long(rounds, keys)
+    columns = [*keys, "majority", "round", "total", "rounds_observed", "p_blocked"]
+    if long.empty:  # no per-round rows (a run without --detail rounds, or a filter that kept nothing)
+        return pd.DataFrame(columns=columns)
     parts = []
     for kind, values in long.groupby("majority", sort=False):
         highest = int(values["value"].max()) if max_total is None else max_total
@@ -373,7 +382,7 @@ def blocking_probability(
         part = long_blocked.reset_index()
         part = part.merge(observed.rename("rounds_observed").reset_index(), on=[*keys, "round"])
         part.insert(len(keys), "majority", kind)
-        parts.append(part[[*keys, "majority", "round", "total", "rounds_observed", "p_blocked"]])
+        parts.append(part[columns])
     table = pd.concat(parts, ignore_index=True)
     table["total"] = table["total"].astype("int64")
     return in_majority_order(table, keys)

@@ -28,6 +28,7 @@ from analysis.plotting import (
     new_figure,
     panel_grid,
     plot_style,
+    require_rows,
     series_colors,
     series_label,
     series_offsets,
@@ -416,6 +417,7 @@ def plot_win_rates(win_table: pd.DataFrame, hue: str = "opponents", x: str = "le
         One axes with one errorbar container per value of ``hue``.
     """
     require_columns(win_table, [x, hue, "win_rate", "ci_low", "ci_high"], "plot_win_rates")
+    require_rows(win_table, "plot_win_rates", "no group has an opponent (a win rate needs games of two seats or more)")
     ensure_unique(win_table, [x, hue], "plot_win_rates")
     figure, axes = new_figure()
     ax = axes[0, 0]
@@ -447,6 +449,8 @@ def plot_variant_differences(differences: pd.DataFrame, hue: str | None = "level
         One axes, metrics on the y axis, one errorbar container per series.
     """
     require_columns(differences, ["metric", "diff", "ci_low", "ci_high"], "plot_variant_differences")
+    require_rows(differences, "plot_variant_differences",
+                 "no variant run has a base run of the same seats, games and seed to pair with")
     series_keys = [column for column in ("variant", hue) if column and column in differences.columns]
     ensure_unique(differences, ["metric", *series_keys], "plot_variant_differences")
     metrics = list(dict.fromkeys(differences["metric"]))
@@ -493,6 +497,7 @@ def plot_variant_scores(summary: pd.DataFrame) -> Figure:
         One axes with one errorbar container per variant.
     """
     require_columns(summary, ["variant", "level", "mean", "sem"], "plot_variant_scores")
+    ensure_unique(summary, ["variant", "level"], "plot_variant_scores")  # score_summary's default: 8 metrics
     figure, axes = new_figure()
     ax = axes[0, 0]
     table = summary.assign(ci_low=summary["mean"] - stats.Z95 * summary["sem"],

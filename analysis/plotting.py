@@ -109,6 +109,12 @@ def metric_label(metric: str) -> str:
     return METRIC_LABELS.get(metric, metric.replace("_", " "))
 
 
+def require_rows(table: pd.DataFrame, function: str, why: str) -> None:
+    """Refuse an empty table with what makes one empty (``why``), rather than fail inside matplotlib."""
+    if table.empty:
+        raise ValueError(f"{function}: the table is empty: {why}")
+
+
 def ensure_unique(table: pd.DataFrame, columns: Sequence[str], function: str) -> None:
     """Refuse a table with several rows per point: a line through them would zigzag silently."""
     if table.duplicated(list(columns)).any():

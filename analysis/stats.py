@@ -71,6 +71,11 @@ def wilson_interval(
     tuple
         ``(low, high)``, floats for scalar input, arrays otherwise.
 
+    Raises
+    ------
+    ValueError
+        A count of successes below 0 or above its trials, or trials below 0.
+
     Examples
     --------
     >>> low, high = wilson_interval(8, 10)
@@ -80,6 +85,9 @@ def wilson_interval(
     scalar = np.ndim(successes) == 0 and np.ndim(trials) == 0
     wins = np.asarray(successes, dtype=float)
     n = np.asarray(trials, dtype=float)
+    # (11, 10) gave (nan, 1.0) without a word; the slack is for sums of fractional wins (1/3 + 1/3 + ...)
+    if np.any(n < 0) or np.any(wins < 0) or np.any(wins > n + 1e-9 * np.maximum(n, 1.0)):
+        raise ValueError("wilson_interval: successes must be between 0 and trials, and trials at least 0")
     with np.errstate(divide="ignore", invalid="ignore"):
         p = wins / n
         z2 = z * z
@@ -99,7 +107,7 @@ def wilson_interval(
 def score_summary(
     seats: pd.DataFrame,
     by: str | Iterable[str] | None = ("level",),
-    metrics: Sequence[str] = SCORE_COLUMNS,
+    metrics: str | Sequence[str] = SCORE_COLUMNS,
     kind: str | None = LUNA,
 ) -> pd.DataFrame:
     """Distribution summary of score columns (or any numeric columns) per group.
@@ -124,7 +132,7 @@ def score_summary(
         ``p90`` (linearly interpolated percentiles, numpy's default). NaN values are ignored.
     """
     keys = as_keys(by)
-    metrics = list(metrics)
+    metrics = as_keys(metrics)  # one name alone, as for by (list("score_total") would be its letters)
     data = select_kind(seats, kind)
     require_columns(data, [*keys, *metrics], "score_summary")
     grouping, _ = grouped(data, keys)
@@ -391,7 +399,7 @@ def paired_differences(
     base: pd.DataFrame,
     variant: pd.DataFrame,
     by: str | Iterable[str] | None = ("level",),
-    metrics: Sequence[str] = SCORE_COLUMNS,
+    metrics: str | Sequence[str] = SCORE_COLUMNS,
     kind: str | None = LUNA,
 ) -> pd.DataFrame:
     """Mean differences variant minus base over games played with common random numbers.
@@ -424,13 +432,16 @@ def paired_differences(
         (the runs then do not have the same seat mix).
     """
     keys = as_keys(by)
-    metrics = list(metrics)
+    metrics = as_keys(metrics)  # one name alone, as for by
     identity = ["game", "seat", "kind", "level"]
     require_columns(base, [*identity, *keys, *metrics], "paired_differences base")
     require_columns(variant, [*identity, *metrics], "paired_differences variant")
     base_rows = base[list(dict.fromkeys([*identity, *keys, *metrics]))]
     variant_rows = variant[[*identity, *metrics]]
     variant_rows = variant_rows.rename(columns={column: f"{column}__variant" for column in ["kind", "level", *metrics]})
+    for name, rows in (("base", base_rows), ("variant", variant_rows)):  # merge would say only "not one-to-one"
+        if rows.duplicated(["game", "seat"]).any():
+            raise ValueError(f"paired_differences: the {name} frame holds a game and seat twice; give one run each")
     # Every seat is paired before one kind is kept: a seat that is Luna in one run and scripted in the
     # other means the seat mixes differ, which keeping one kind first would hide.
     pairs = base_rows.merge(variant_rows, on=["game", "seat"], validate="one_to_one")
@@ -485,7 +496,7 @@ def _config(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
 def variant_differences(
     data: RunData,
     by: str | Iterable[str] | None = ("level",),
-    metrics: Sequence[str] = SCORE_COLUMNS,
+    metrics: str | Sequence[str] = SCORE_COLUMNS,
     kind: str | None = LUNA,
 ) -> pd.DataFrame:
     """Paired differences of every variant run against its base run.

@@ -35,6 +35,8 @@ from analysis.study.plan import (
     STUDY_FORMAT,
     StudyError,
     parity_is_finished,
+    parse_profiles,
+    parse_strengths,
     part_is_finished,
     plan_study,
     read_json,
@@ -43,7 +45,7 @@ from analysis.study.plan import (
 )
 from analysis.study.readings_step import readings_are_finished, readings_games_to_play, run_readings
 from analysis.study.summaries import PartReducer
-from sim.config import DEFAULT_START_BONUS, GameConfig, parse_seats
+from sim.config import DEFAULT_START_BONUS, GameConfig, parse_levels, parse_seats
 from sim.constants import DEFAULT_BOARD, ROUNDS
 from sim.gamedata import load_game_data
 from sim.progress import progress_bar
@@ -145,17 +147,17 @@ def run_simulation(*args: Any, **kwargs: Any) -> Path:
 def run_study(
     name: str = DEFAULT_NAME,
     games: int = DEFAULT_GAMES,
-    levels: Sequence[int] = DEFAULT_LEVELS,
+    levels: str | Sequence[int] = DEFAULT_LEVELS,
     seed: int = DEFAULT_SEED,
-    variants: Sequence[str | Path] = (),
+    variants: str | Path | Sequence[str | Path] = (),
     engine: str | None = None,
     workers: int = 1,
     quiet: bool = False,
     results_dir: str | Path = DEFAULT_RESULTS,
-    profiles: Sequence[str] | None = None,
+    profiles: str | Sequence[str] | None = None,
     command: str = "",
     log: Callable[[str], None] | None = None,
-    strengths: Sequence[float] = DEFAULT_STRENGTHS,
+    strengths: str | Sequence[float] = DEFAULT_STRENGTHS,
     rounds: int = ROUNDS,
     start_bonus: str = DEFAULT_START_BONUS,
     board: str = DEFAULT_BOARD,
@@ -167,6 +169,9 @@ def run_study(
     readings_games: int = 0,
 ) -> ReportFiles:
     """Simulate the missing parts of a study and write its report.
+
+    ``levels``, ``profiles`` and ``strengths`` may also be given as their command-line options are
+    (``"4-5"``, ``"balanced,tank"``, ``"0.8,1"``), and ``variants`` as one overlay file.
 
     Parameters
     ----------
@@ -224,6 +229,11 @@ def run_study(
         The report's files.
     """
     say = log or ((lambda _text: None) if quiet else (lambda text: print(f"luna-balance: {text}", file=sys.stderr)))
+    # a string is read as its command-line option would be ("4-5", "balanced,tank", "0.8,1"; one overlay file)
+    levels = parse_levels(levels) if isinstance(levels, str) else levels
+    profiles = parse_profiles(profiles) if isinstance(profiles, str) else profiles
+    strengths = parse_strengths(strengths) if isinstance(strengths, str) else strengths
+    variants = [variants] if isinstance(variants, str | Path) else variants
     if workers < 1:
         raise StudyError(f"--workers: must be at least 1, got {workers}")
     study_dir = Path(results_dir) / name

@@ -40,9 +40,13 @@ def test_wilson_one_trial():
     assert wilson_interval(1, 1) == pytest.approx((0.20654931437723745, 1.0), abs=1e-12)
 
 
-def test_wilson_zero_trials_give_nan_whatever_the_successes():
-    low, high = wilson_interval(3, 0)
+def test_wilson_zero_trials_give_nan():
+    low, high = wilson_interval(0, 0)
     assert math.isnan(low) and math.isnan(high)
+    lows, highs = wilson_interval(np.array([0, 2]), np.array([0, 4]))  # an empty group beside a full one
+    assert math.isnan(lows[0]) and math.isnan(highs[0]) and 0 < lows[1] < 0.5 < highs[1] < 1
+    with pytest.raises(ValueError, match="between 0 and trials"):  # 3 of 0 gave NaN (a QA pass, 2026-11-26)
+        wilson_interval(3, 0)
 
 
 def test_wilson_scalar_and_array_mixed():
@@ -143,8 +147,10 @@ def test_paired_differences_with_two_group_keys(build_seats):
 
 def test_paired_differences_rejects_a_game_and_seat_twice(build_seats):
     base, variant = _base_variant(build_seats)
-    with pytest.raises(ValueError, match="one-to-one"):
+    with pytest.raises(ValueError, match="the base frame holds a game and seat twice"):
         paired_differences(pd.concat([base, base], ignore_index=True), variant, metrics=["score_total"])
+    with pytest.raises(ValueError, match="the variant frame holds a game and seat twice"):
+        paired_differences(base, pd.concat([variant, variant], ignore_index=True), metrics=["score_total"])
 
 
 def test_paired_differences_refuses_a_seat_whose_kind_differs_between_runs(build_seats):

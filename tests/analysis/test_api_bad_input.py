@@ -1,0 +1,107 @@
+"""What a QA pass of the Python API (2026-11-26) found the analysis functions doing with inputs an analyst gives in
+a notebook: a typo that returned empty tables, a string read as its letters, an empty table ending in matplotlib's
+or pandas' own error. Each case is now a clear ValueError from the project's code, or the documented empty result.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis import deck, plots, stats
+from analysis.load import load_runs
+
+
+@pytest.fixture(scope="module")
+def data(study_runs):
+    return load_runs(study_runs)
+
+
+@pytest.mark.parametrize("call", [
+    lambda seats: stats.score_summary(seats, kind="Luna"),
+    lambda seats: stats.win_rates(seats, kind="nope"),
+    lambda seats: stats.level_ladder(seats, kind="nope"),
+    lambda seats: plots.plot_score_ecdf(seats, kind="nope"),
+])
+def test_an_unknown_seat_kind_is_refused(data, call):
+    # each returned 0 rows (an empty figure for the plot) without a word
+    with pytest.raises(ValueError, match=r"^kind: must be 'luna', 'scripted' or None, got "):
+        call(data.seats)
+
+
+def test_one_metric_may_be_named_alone(data):
+    # "missing column(s): s, c, o, r, e, _, t, a, l"
+    alone = stats.score_summary(data.seats, metrics="score_total")
+    assert alone.equals(stats.score_summary(data.seats, metrics=["score_total"]))
+    assert set(alone["metric"]) == {"score_total"}
+
+
+def test_plots_of_empty_documented_results_say_why(data, study_runs):
+    # zip() argument 2 is shorter / longer than argument 1
+    solo = data.seats[data.seats["n_seats"] == 1]
+    no_opponent = stats.win_rates(solo, by=["opponents", "level"])
+    assert no_opponent.empty
+    with pytest.raises(ValueError, match=r"^plot_win_rates: the table is empty: no group has an opponent"):
+        plots.plot_win_rates(no_opponent)
+    no_variant = stats.variant_differences(load_runs(study_runs[:3]))  # the solo runs: no variant among them
+    assert no_variant.empty
+    with pytest.raises(ValueError, match=r"^plot_variant_differences: the table is empty: no variant run has a base"):
+        plots.plot_variant_differences(no_variant)
+
+
+def test_variant_scores_of_several_metrics_are_refused(data):
+    # score_summary's default of 8 metrics drew one line zigzagging through all of them
+    with pytest.raises(ValueError, match=r"^plot_variant_scores: several rows per \(variant, level\)"):
+        plots.plot_variant_scores(stats.score_summary(data.seats, by=["variant", "level"]))
+
+
+def test_paired_differences_of_a_frame_with_two_runs_says_so(data):
+    # pandas' MergeError: Merge keys are not unique in left dataset
+    two_runs = data.seats[data.seats["run"].isin(["solo_l1", "solo_l2"])]
+    one_run = data.seats[data.seats["run"] == "solo_l3"]
+    with pytest.raises(ValueError, match=r"^paired_differences: the base frame holds a game and seat twice"):
+        stats.paired_differences(two_runs, one_run)
+
+
+@pytest.mark.parametrize(("successes", "trials"), [(11, 10), (-1, 10), (1, -1)])
+def test_wilson_interval_of_impossible_counts_is_refused(successes, trials):
+    # (11, 10) gave (nan, 1.0) and (-1, 10) gave (0.0, nan)
+    with pytest.raises(ValueError, match=r"^wilson_interval: successes must be between 0 and trials"):
+        stats.wilson_interval(successes, trials)
+
+
+def test_deck_tables_of_no_rows_are_empty_tables(data):
+    # blocking_probability: "No objects to concatenate" for a run without --detail rounds;
+    # slot_first_use: "cannot convert float NaN to integer" for a filter that kept nothing
+    blocking = deck.blocking_probability(data.rounds.iloc[0:0])
+    assert blocking.empty and list(blocking.columns) == ["level", "majority", "round", "total", "rounds_observed",
+                                                         "p_blocked"]
+    first_use = deck.slot_first_use(data.seats.iloc[0:0])
+    assert first_use.empty and "first_round" in first_use.columns
+
+
+@pytest.mark.parametrize("max_total", [-1, "5", 2.5])
+def test_blocking_probability_refuses_a_max_total_that_is_no_count(data, max_total):
+    # -1 returned an empty table; "5" a TypeError from pandas
+    with pytest.raises(ValueError, match=r"^blocking_probability: max_total must be a whole number"):
+        deck.blocking_probability(data.rounds, max_total=max_total)
+
+
+def test_blocking_probability_takes_a_numpy_count(data):
+    import numpy as np
+
+    assert deck.blocking_probability(data.rounds, max_total=np.int64(3)).equals(
+        deck.blocking_probability(data.rounds, max_total=3))
+
+
+def test_run_study_reads_strings_as_its_command_line_options(tmp_path):
+    # profiles="balanced": "unknown scripted profile 'b'"; levels="4-5": "got ['4', '-', '5']";
+    # variants="x.toml": IsADirectoryError for '/'
+    from analysis.study import read_plan, run_study
+
+    overlay = tmp_path / "late.toml"
+    overlay.write_text("[luna.levels.3]\nhelium_tokens = [15, 22]\n")
+    run_study(name="s", games=20, levels="2-3", profiles="balanced", strengths="1,1.2", variants=str(overlay),
+              engine="reference", quiet=True, results_dir=tmp_path)
+    plan = read_plan(tmp_path / "s")
+    assert plan.levels == (2, 3) and plan.profiles == ("balanced",) and plan.strengths == (1.0, 1.2)
+    assert [variant.name for variant in plan.variants] == ["late"]
