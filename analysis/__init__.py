@@ -24,6 +24,12 @@ study
     A whole balance study: its plan, the runner that plays it (resumable) and its report.
 parity
     The strength at which a scripted profile wins half its games against Luna.
+campaign
+    A campaign's output directory: per-chapter and per-campaign tables, figures and report.
+readings
+    What each rule reading changes: paired differences against the readings in force.
+tuning
+    Tuning Luna's levels: the numbers a designer may change, the tuner, and how much each one matters.
 schema
     The analysis' names for the simulator's output columns (from :mod:`sim.columns`).
 
