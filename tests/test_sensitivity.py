@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,7 @@ from analysis.tuning.options import SCORE_METRIC, WIN_METRIC, SensitivityOptions
 from analysis.tuning.parameters import variant_data
 from analysis.tuning.sensitivity import COLUMNS, measure, plan_changes, run_sensitivity_dir
 from sim.cli import main
+from sim.config import ConfigError
 from sim.gamedata import load_game_data
 from sim.play import play
 
@@ -141,3 +143,23 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, arguments, message):
 def test_effect_sizes_are_written_in_plain_digits(value, shown):
     # the summary said "up to 1.1e+02 CrypCoin" (a QA pass, 2026-11-26)
     assert sensitivity._two_digits(value) == shown
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"level": 4.0}, "--level: must be one of 0-8, got 4.0"),  # passed, then KeyError: '4.0'
+    ({"level": 4, "games": 2.5}, "--games: must be at least 2"),  # refused only later, by play()
+])
+def test_options_refuse_numbers_of_the_wrong_type(options, message):
+    # a QA pass of the Python API, 2026-11-26
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        SensitivityOptions(**options)
+
+
+@pytest.mark.parametrize(("opponent", "message"), [
+    ("luna:3", "is not a scripted seat"),  # failed in measure(): 'luna:3,luna:4 has 2 Luna seats'
+    ("scripted:passive", "is passive and never wins"),  # was measured; the command line refuses it
+    ("scripted:nope", "unknown scripted profile 'nope'"),  # failed only inside measure()
+])
+def test_the_plan_checks_the_opponent_as_the_command_line_does(opponent, message):
+    with pytest.raises(ConfigError, match=f"^--opponent: .*{message}"):
+        plan_changes(SensitivityOptions(level=4, opponent=opponent, games=10))

@@ -6,6 +6,7 @@ See :mod:`analysis.tuning.sensitivity` for the measurement itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 
 from sim.config import ConfigError, check_seed, parse_seat
 from sim.constants import DEFAULT_RUN_SEED, LEVELS
@@ -21,6 +22,10 @@ DEFAULT_SEED = DEFAULT_RUN_SEED
 SCORE_METRIC, WIN_METRIC = "luna_mean_score", "luna_win_rate"  # the names ``tune`` targets use
 
 
+def _whole(value: object) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)  # numpy's integers are Integral too
+
+
 @dataclass(frozen=True)
 class SensitivityOptions:
     """What to measure: one level, against an opponent or alone, how many games from which seed."""
@@ -33,9 +38,9 @@ class SensitivityOptions:
     cards: bool = True
 
     def __post_init__(self) -> None:
-        if isinstance(self.level, bool) or self.level not in LEVELS:
+        if not _whole(self.level) or self.level not in LEVELS:  # 4.0 == 4 passed, then failed as a key
             raise ConfigError(f"--level: must be one of {LEVELS[0]}-{LEVELS[-1]}, got {self.level!r}")
-        if self.games < 2:
+        if not _whole(self.games) or self.games < 2:
             raise ConfigError(f"--games: must be at least 2 (a paired interval needs two games), got {self.games}")
         check_seed(self.seed)
         check_engine(self.engine)

@@ -31,7 +31,7 @@ import pandas as pd
 
 from analysis.render import Section, atomic_write, write_report
 from analysis.stats import paired_difference
-from analysis.tuning.options import SCORE_METRIC, WIN_METRIC, SensitivityOptions
+from analysis.tuning.options import SCORE_METRIC, WIN_METRIC, SensitivityOptions, parse_opponent
 from analysis.tuning.parameters import (
     Parameter,
     card_parameters,
@@ -80,7 +80,12 @@ class Plan:
 
 
 def plan_changes(options: SensitivityOptions) -> Plan:
-    """Every one-at-a-time change of the level's parameters (and cards), valid ones to play, invalid ones skipped."""
+    """Every one-at-a-time change of the level's parameters (and cards), valid ones to play, invalid ones skipped.
+
+    The opponent is checked here as ``--opponent`` is (a scripted seat of an active profile): the options alone
+    do not know the profiles."""
+    if options.opponent is not None:
+        parse_opponent(options.opponent, load_game_data())
     # the shipped data are the base (raw_luna None everywhere: the parameters module caches their ranges)
     parameters = level_parameters(options.level) + (card_parameters() if options.cards else [])
     changes, skipped = [], []
