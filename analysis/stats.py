@@ -249,9 +249,13 @@ def _paired_games(upper: pd.DataFrame, lower: pd.DataFrame, keys: list[str]) -> 
     if upper.empty or upper.duplicated(keys).any() or lower.duplicated(keys).any():
         return None
     merged = upper.merge(lower, on=keys, suffixes=("_upper", "_lower"))
-    if len(merged) == len(upper) == len(lower):
-        return merged
-    return None
+    if len(merged) != len(upper) or len(merged) != len(lower):
+        return None
+    # One game seats each level at a seat of its own: rows of one seat number are two games that share a game
+    # number (frames of separate runs stacked without a run column: luna:4 and luna:5 both at seat 0).
+    if (merged["seat_upper"] == merged["seat_lower"]).any():
+        return None
+    return merged
 
 
 def newcombe_interval(wins_a: float, games_a: int, wins_b: float, games_b: int) -> tuple[float, float, float]:
@@ -276,7 +280,8 @@ def _ladder_step(upper: pd.DataFrame, lower: pd.DataFrame, metric: str, keys: li
         "mean": upper[metric].mean(),
         "mean_below": lower[metric].mean(),
     }
-    pairs = _paired_games(upper[[*keys, metric, "won", "_contested"]], lower[[*keys, metric, "won"]], keys)
+    pairs = _paired_games(upper[[*keys, "seat", metric, "won", "_contested"]], lower[[*keys, "seat", metric, "won"]],
+                          keys)
     row["paired"] = pairs is not None
     if pairs is not None:
         # Same games at both levels: the per-game difference removes the shared game-to-game
@@ -330,7 +335,8 @@ def level_ladder(
     the same group (normally level - 1).
 
     Score difference ``mean(level) - mean(below)``: when both levels were played in exactly the
-    same games (e.g. seats ``"luna:4,luna:5"``, one seat each), the mean of per-game differences
+    same games (e.g. seats ``"luna:4,luna:5"``, one seat each: the same run and game number, each level at
+    a seat of its own, so frames stacked without a ``run`` column never pair), the mean of per-game differences
     with SE ``sd(d) / sqrt(n)`` (``paired`` is True); otherwise the difference of the two means
     with ``SE = sqrt(SE_level² + SE_below²)``. Interval: ``diff ± 1.96 · SE``.
 

@@ -105,3 +105,16 @@ def test_run_study_reads_strings_as_its_command_line_options(tmp_path):
     plan = read_plan(tmp_path / "s")
     assert plan.levels == (2, 3) and plan.profiles == ("balanced",) and plan.strengths == (1.0, 1.2)
     assert [variant.name for variant in plan.variants] == ["late"]
+
+
+def test_level_ladder_pairs_only_levels_seated_in_one_game():
+    # two play() frames stacked (no run column) were paired by game number although their games differ
+    import pandas as pd
+
+    from sim.play import play
+
+    apart = pd.concat([play("luna:4", 300, seed=1, engine="reference").frame(),
+                       play("luna:5", 300, seed=99, engine="reference").frame()], ignore_index=True)
+    assert not stats.level_ladder(apart)["paired"].any()
+    duel = play("luna:4,luna:5", 300, seed=1, engine="reference").frame()
+    assert stats.level_ladder(duel)["paired"].all()
