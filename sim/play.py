@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
 from sim.columns import SEAT_NUMERIC, Chunk
-from sim.config import DEFAULT_START_BONUS, GameConfig, Seat, check_seed, parse_seats
+from sim.config import DEFAULT_START_BONUS, GameConfig, Seat, check_count, check_seed, parse_seats
 from sim.constants import DEFAULT_BOARD, ROUNDS
 from sim.engines import engine_function
 from sim.gamedata import GameData, load_game_data
@@ -104,12 +104,6 @@ class Played:
         return plain_text(seats_table(self.config, self.chunk)).to_pandas()
 
 
-def _as_int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise ValueError(f"{name}: must be an integer of at least {low}, got {value!r}")
-    return int(value)
-
-
 def play(seats: str | Sequence[Seat], games: int, seed: int = 0, *, overlay: str | Path | Mapping | None = None,
          data: GameData | None = None, engine: str = "numba", rounds: int = ROUNDS,
          start_bonus: str = DEFAULT_START_BONUS, board: str = DEFAULT_BOARD, first_game: int = 0,
@@ -146,8 +140,8 @@ def play(seats: str | Sequence[Seat], games: int, seed: int = 0, *, overlay: str
     ValueError
         A bad argument (one line); ``sim.gamedata.DataError`` for a bad overlay.
     """
-    games = _as_int("games", games, 1)
-    first_game = _as_int("first_game", first_game, 0)
+    games = check_count(games, "games", 1)
+    first_game = check_count(first_game, "first_game", 0)
     check_seed(seed, "seed")
     if overlay is not None and data is not None:
         raise ValueError("overlay: give an overlay or loaded data, not both")

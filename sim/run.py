@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 
 from sim import arrow
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC, Chunk, Columns, chunk_games
-from sim.config import GameConfig, check_seed
+from sim.config import GameConfig, check_count, check_seed
 from sim.constants import BACKENDS
 from sim.crashpoints import crash_point
 from sim.dispatch import ordered_results
@@ -72,14 +72,12 @@ class RunOptions:
     check_invariants: bool = False  # check every game's invariants; the first broken one stops the run
 
     def __post_init__(self) -> None:
-        if self.games < 1:
-            raise ValueError(f"--games: must be at least 1, got {self.games}")
+        check_count(self.games, "--games", 1)
         check_seed(self.seed)
         check_engine(self.engine)
-        if self.chunk_size is not None and self.chunk_size < 1:
-            raise ValueError(f"--chunk-size: must be at least 1, got {self.chunk_size}")
-        if self.workers < 1:
-            raise ValueError(f"--workers: must be at least 1, got {self.workers}")
+        if self.chunk_size is not None:
+            check_count(self.chunk_size, "--chunk-size", 1)
+        check_count(self.workers, "--workers", 1)
         if self.aggregate_only and self.detail:
             raise ValueError("--aggregate-only keeps no per-round rows; drop --detail")
         if self.backend not in BACKENDS:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -431,4 +432,18 @@ def test_every_api_entry_point_refuses_a_seed_the_command_line_refuses(tmp_path,
         run_study(name="s", games=10, levels=[5], seed=seed, engine="reference", quiet=True, results_dir=tmp_path)
     with pytest.raises(ConfigError, match=r"^--seed: must be"):
         run_tune(Path(__file__).resolve().parents[1] / "examples" / "tune_level4.toml", tmp_path / "t", seed=seed)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("games", ["100", 2.5, None])
+def test_api_game_counts_of_another_type_are_one_line(tmp_path, games):
+    # '<' not supported between instances of 'str' and 'int' (a QA pass of the Python API, 2026-11-26)
+    from analysis.study import run_study
+    from analysis.tuning.output import run_tune
+    from sim.config import ConfigError
+
+    with pytest.raises(ConfigError, match=rf"^--games: must be a whole number, got {re.escape(repr(games))}$"):
+        run_study(name="s", games=games, levels=[5], engine="reference", quiet=True, results_dir=tmp_path)
+    with pytest.raises(ConfigError, match=rf"^--games: must be a whole number, got {re.escape(repr(games))}$"):
+        run_tune(Path(__file__).resolve().parents[1] / "examples" / "tune_level4.toml", tmp_path / "t", games=games)
     assert list(tmp_path.iterdir()) == []

@@ -105,8 +105,9 @@ def test_loaded_data_is_used_as_given():
 
 
 @pytest.mark.parametrize(("call", "message"), [
-    (lambda: play("luna:5", 0), r"^games: must be an integer of at least 1, got 0$"),
-    (lambda: play("luna:5", 10, first_game=-1), r"^first_game: must be an integer of at least 0"),
+    (lambda: play("luna:5", 0), r"^games: must be at least 1, got 0$"),
+    (lambda: play("luna:5", "100"), r"^games: must be a whole number, got '100'$"),
+    (lambda: play("luna:5", 10, first_game=-1), r"^first_game: must be at least 0"),
     (lambda: play("luna:5", 10, seed=1.5), r"^seed: must be a whole number from 0 to"),
     (lambda: play("luna:5", 10, seed=2**64), r"^seed: must be 0 to 18446744073709551615"),  # played seed 0
     (lambda: play("luna:5", 10, seed=-1), r"^seed: must be 0 to"),  # played seed 2**64 - 1

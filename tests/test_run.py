@@ -38,6 +38,8 @@ def test_aggregate_only_matches_the_per_game_rows(tmp_path):
 
 @pytest.mark.parametrize(("options", "message"), [
     ({"games": 0}, "--games: must be at least 1"),
+    ({"games": "100"}, "--games: must be a whole number, got '100'"),  # '<' not supported (a QA pass)
+    ({"games": 2.5}, "--games: must be a whole number, got 2.5"),
     ({"engine": "turbo"}, "unknown engine 'turbo'"),
     ({"chunk_size": 0}, "--chunk-size: must be at least 1"),
     ({"workers": 0}, "--workers: must be at least 1"),

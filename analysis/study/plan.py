@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.schema import BASE_VARIANT, CATEGORY_SCORES, MANIFEST_FILE, ROUNDS_FILE, SCORE_TOTAL, SEATS_FILE
-from sim.config import DEFAULT_START_BONUS, check_seed, plain_number
+from sim.config import DEFAULT_START_BONUS, check_count, check_seed, plain_number
 from sim.constants import (
     ALLOWED_ROUNDS,
     BACKENDS,
@@ -424,8 +424,7 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
     """
     if not _NAME_PATTERN.match(name) or name in (".", ".."):
         raise StudyError(f"--name: {name!r} is not a usable directory name (letters, digits, _ . -)")
-    if games < 1:
-        raise StudyError(f"--games: must be at least 1, got {games}")
+    check_count(games, "--games", 1)
     check_seed(seed)
     if not levels or any(level not in LEVELS for level in levels):
         raise StudyError(f"--levels: need levels between {MIN_LEVEL} and {MAX_LEVEL}, got {list(levels)}")

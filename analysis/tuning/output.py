@@ -33,7 +33,7 @@ from analysis.tuning.parameters import write_overlay
 from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED, Measure, distance
 from analysis.tuning.targets import read_targets
 from analysis.tuning.tune import GoalResult, TuneResult, start_data, tune
-from sim.config import check_seed
+from sim.config import check_count, check_seed
 from sim.gamedata import load_game_data
 from sim.run import output_directory, package_versions
 
@@ -214,8 +214,7 @@ def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE
     sim.run.OutputPathError
         No directory can be written at ``out`` (checked before any game is played).
     """
-    if games < 1:
-        raise ValueError(f"--games: must be at least 1, got {games}")
+    check_count(games, "--games", 1)
     check_seed(seed)
     start_overlay, raw_luna = start_data(overlay)
     profiles = load_game_data(start_overlay or None).players.profiles
