@@ -34,9 +34,10 @@ from analysis.schema import BASE_VARIANT, CATEGORIES, LUNA
 #: Ids of the sections other code adds to or replaces (see :mod:`analysis.study.content`).
 WIN_RATES_SECTION = "win-rates"
 VARIANTS_SECTION = "variants"
+LADDER_SECTION = "level-ladder"
 
 DEFAULT_SECTIONS: tuple[Section, ...] = (
-    Section("runs", "Runs", "The run directories in this study.", ("runs",)),
+    Section("runs", "Runs", "The run directories in this report.", ("runs",)),
     Section(
         "scores",
         "Scores",
@@ -45,9 +46,9 @@ DEFAULT_SECTIONS: tuple[Section, ...] = (
         ("score_ecdf", "category_breakdown", "score_summary"),
     ),
     Section(
-        "level-ladder",
+        LADDER_SECTION,
         "Level ladder",
-        "Change from each level to the level below: mean total score (95 % interval from the two standard"
+        "Change from the level below to each level: mean total score (95 % interval from the two standard"
         " errors, or from per-game differences when both levels played the same games) and win rate"
         " (Newcombe interval, or per-game differences for the same games).",
         ("level_ladder",),
@@ -102,7 +103,7 @@ DEFAULT_SECTIONS: tuple[Section, ...] = (
 FIGURE_CAPTIONS: dict[str, str] = {
     "score_ecdf": "Distribution (ECDF) of Luna's total score by level",
     "category_breakdown": "Luna's mean score per category by level",
-    "level_ladder": "Step from each level to the level below, 95 % intervals",
+    "level_ladder": "Step from the level below to each level, 95 % intervals",
     "win_rates": "Luna's win rate by level per opponents, Wilson 95 % intervals",
     "reshuffles_by_round": "Reshuffles of Luna's deck per round",
     "grade2_by_round": "Grade-2 cards entering Luna's deck by level and round",

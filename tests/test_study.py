@@ -318,3 +318,15 @@ def test_leftover_temporaries_are_removed_even_when_their_pid_is_alive(tiny, tmp
     assert run_cli(tmp_path / "results") == 0
     assert not leftover.exists()
     assert tables(copy) == tables(tiny)
+
+
+def test_the_ladder_says_its_intervals_are_unpaired_and_where_the_paired_step_is(tiny):
+    # the section promised per-game differences "when both levels played the same games", while every row of
+    # its table was unpaired and Findings gave the paired interval of the same step (a QA pass, 2026-11-26)
+    import pandas as pd
+
+    markdown = (tiny / "report.md").read_text()
+    ladder = markdown.split('<a id="level-ladder"></a>', 1)[1].split("<a id=", 1)[0]
+    assert "independent samples" in ladder and "Findings' step" in ladder
+    assert "when both levels played the same games" not in ladder
+    assert not pd.read_csv(tiny / "tables" / "level_ladder.csv")["paired"].any()

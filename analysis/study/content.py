@@ -137,10 +137,16 @@ HEAD_TO_HEAD = Section(
     "head-to-head",
     "Head to head",
     "Two Lunas of adjacent levels in the same games: how often the higher level wins (ties count half) and by"
-    " how much it outscores the lower one per game (paired 95 % interval). The 'luna' rows of the tables above"
-    " pool each level over both of its duels (against the level below and the level above); this section"
-    " compares the two seats of each duel directly.",
+    " how much it outscores the lower one per game (paired 95 % interval). The score summary's 'luna' rows"
+    " pool each level over both of its duels (against the level below and the level above), and the ladder and"
+    " win rates leave the duels out; this section compares the two seats of each duel directly.",
     ("head_to_head",),
+)
+LADDER_TEXT = (
+    "Change from the level below to each level: mean total score and win rate. Each level comes from a part of"
+    " its own, so the intervals here take the two levels as independent samples (two standard errors; Newcombe"
+    " for win rates). The parts play the same boards (common random numbers), so the Findings' step, from"
+    " per-game differences, is the same difference with a narrower, paired interval."
 )
 
 
@@ -222,6 +228,9 @@ def study_content(summary: StudySummary) -> tuple[dict[str, pd.DataFrame], dict[
             continue
         if section.id == report.VARIANTS_SECTION:
             sections.append(Section(section.id, section.title, VARIANTS_TEXT, tuple(variant_items)))
+            continue
+        if section.id == report.LADDER_SECTION:  # never paired in a study: say so, and where the paired step is
+            sections.append(Section(section.id, section.title, LADDER_TEXT, section.items))
             continue
         sections.append(section)
         if section.id == report.WIN_RATES_SECTION:
