@@ -252,8 +252,14 @@ nav ul { columns: 2; }
 
 
 
+# Words of table names a heading writes otherwise than capitalize() would ("Sp distribution", "Grade2 by round").
+_HEADING_WORDS = {"sp": "SP", "grade2": "grade-2", "ci": "CI"}
+
+
 def _caption(name: str) -> str:
-    return name.replace("_", " ").capitalize()
+    words = [_HEADING_WORDS.get(word, word) for word in name.split("_")]
+    text = " ".join(words)
+    return text[:1].upper() + text[1:]
 
 
 def arrange_sections(

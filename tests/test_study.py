@@ -330,3 +330,9 @@ def test_the_ladder_says_its_intervals_are_unpaired_and_where_the_paired_step_is
     assert "independent samples" in ladder and "Findings' step" in ladder
     assert "when both levels played the same games" not in ladder
     assert not pd.read_csv(tiny / "tables" / "level_ladder.csv")["paired"].any()
+
+
+def test_the_head_to_head_figure_marks_no_difference_and_names_its_axis(tiny):
+    # the caption said "(50 % = no difference)" with no such line, and the x axis "Luna's level" (a QA pass)
+    svg = (tiny / "figures" / "head_to_head.svg").read_text()
+    assert "The higher level of the duel" in svg and "Luna's level" not in svg

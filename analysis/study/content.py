@@ -197,7 +197,12 @@ def study_content(summary: StudySummary) -> tuple[dict[str, pd.DataFrame], dict[
     captions = dict(report.FIGURE_CAPTIONS)
     if "head_to_head" in tables:
         # One duel per higher level and variant, so (level, variant) is unique as the plot needs.
-        figures["head_to_head"] = plots.plot_win_rates(tables["head_to_head"], hue="variant", player="The higher level")
+        figure = plots.plot_win_rates(tables["head_to_head"], hue="variant", player="The higher level")
+        ax = figure.axes[0]
+        ax.axhline(50.0, color="0.4", linewidth=0.8, linestyle="--")  # the caption's "no difference"
+        ax.set_xlabel("The higher level of the duel")
+        ax.set_title("The higher level's win rate against the level below")
+        figures["head_to_head"] = figure
         captions["head_to_head"] = ("Win rate of the higher level against the level below in two-Luna games, "
                                     "Wilson 95 % intervals (50 % = no difference)")
     variant_items: list[str] = []

@@ -244,3 +244,11 @@ def test_command_line_renders_a_report_over_run_directories(make_run, tmp_path, 
     assert capsys.readouterr().out.strip() == str(out / "report.html")
     assert "Two levels" in (out / "report.html").read_text(encoding="utf-8")
     assert (out / "tables" / "level_ladder.csv").is_file()
+
+
+def test_table_headings_write_acronyms_as_such():
+    # "Sp distribution" and "Grade2 by round" (a QA pass of the reports, 2026-11-26)
+    from analysis.render import _caption
+
+    assert [_caption(name) for name in ("sp_distribution", "grade2_by_round", "score_summary")] == [
+        "SP distribution", "Grade-2 by round", "Score summary"]
