@@ -65,7 +65,9 @@ DEFAULT_SECTIONS: tuple[Section, ...] = (
         "Deck cycle",
         "Reshuffles of Luna's deck, grade-2 cards entering it (by reshuffle or by Luna token), the round in"
         " which slots A and E are first used and how often each card is played from each slot. Per-game"
-        " values count each Luna seat in each game once.",
+        " values count each Luna seat in each game once. In the reshuffle timing, share is of the games that"
+        " had that reshuffle at all; in the card plays, slot_share is the share of a card's plays made from"
+        " that slot.",
         (
             "deck_counters",
             "reshuffle_distribution",
@@ -109,7 +111,8 @@ FIGURE_CAPTIONS: dict[str, str] = {
     "grade2_by_round": "Grade-2 cards entering Luna's deck by level and round",
     "slot_first_use": "Share of games with slots A and E in use by round",
     "majority_by_round": "Luna's mean majority values by round",
-    "blocking_probability": "Probability that Luna blocks a player with total t, per round",
+    "blocking_probability": "Probability that Luna blocks a player with total t, per round, every level together "
+                            "(the table gives each level)",
     "variant_differences": "Variant − base paired differences, 95 % intervals",
 }
 
