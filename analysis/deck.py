@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-import numpy as np
 import pandas as pd
 
 from analysis._frames import as_keys, finish, game_keys, grouped, luna_only, require_columns, stack
@@ -24,6 +23,7 @@ from analysis.schema import (
     SWITCHED_SLOTS,
 )
 from analysis.stats import score_summary
+from sim.config import is_whole_number
 from sim.constants import ROUNDS
 
 _ROMAN = {"I": 1, "II": 2, "III": 3}
@@ -360,8 +360,7 @@ def blocking_probability(
         ``p_blocked``.
     """
     keys = as_keys(by)
-    if max_total is not None and (isinstance(max_total, bool) or not isinstance(max_total, int | np.integer)
-                                  or max_total < 0):
+    if max_total is not None and (not is_whole_number(max_total) or max_total < 0):
         raise ValueError(f"blocking_probability: max_total must be a whole number of at least 0, got {max_total!r}")
     long = _majority_long(rounds, keys)
     columns = [*keys, "majority", "round", "total", "rounds_observed", "p_blocked"]

@@ -51,10 +51,15 @@ class ConfigError(ValueError):
     """A bad configuration value; the message is one line meant for the user."""
 
 
+def is_whole_number(value: object) -> bool:
+    """An int or numpy integer, not a bool (``True`` is an int to Python, never a count or a seed)."""
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
 def check_count(value: object, name: str, least: int) -> int:
     """``value`` as a whole number of at least ``least`` (games, workers, a chunk's size), or a one-line error naming
     ``name``: a string or float would otherwise fail later in a comparison or deep inside the engine."""
-    if isinstance(value, bool) or not isinstance(value, Integral):
+    if not is_whole_number(value):
         raise ConfigError(f"{name}: must be a whole number, got {value!r}")
     if value < least:
         raise ConfigError(f"{name}: must be at least {least}, got {value}")
@@ -64,7 +69,7 @@ def check_count(value: object, name: str, least: int) -> int:
 def check_seed(seed: object, name: str = "--seed") -> int:
     """``seed`` as a run seed: a whole number from 0 to 2**64 - 1, the 64 bits every stream is derived from (two
     seeds 2**64 apart would play the same games under different names); checked by every entry point."""
-    if isinstance(seed, bool) or not isinstance(seed, Integral):
+    if not is_whole_number(seed):
         raise ConfigError(f"{name}: must be a whole number from 0 to {MASK64} (2**64 - 1), got {seed!r}")
     if not 0 <= int(seed) <= MASK64:
         raise ConfigError(f"{name}: must be 0 to {MASK64} (2**64 - 1), got {seed}")

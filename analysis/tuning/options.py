@@ -6,9 +6,8 @@ See :mod:`analysis.tuning.sensitivity` for the measurement itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral
 
-from sim.config import ConfigError, check_seed, parse_seat
+from sim.config import ConfigError, check_seed, is_whole_number, parse_seat
 from sim.constants import DEFAULT_RUN_SEED, LEVELS
 from sim.engines import check_engine
 from sim.gamedata import GameData
@@ -20,10 +19,6 @@ DEFAULT_GAMES = 10_000
 DEFAULT_OPPONENT = "scripted:balanced@1"
 DEFAULT_SEED = DEFAULT_RUN_SEED
 SCORE_METRIC, WIN_METRIC = "luna_mean_score", "luna_win_rate"  # the names ``tune`` targets use
-
-
-def _whole(value: object) -> bool:
-    return isinstance(value, Integral) and not isinstance(value, bool)  # numpy's integers are Integral too
 
 
 @dataclass(frozen=True)
@@ -38,9 +33,9 @@ class SensitivityOptions:
     cards: bool = True
 
     def __post_init__(self) -> None:
-        if not _whole(self.level) or self.level not in LEVELS:  # 4.0 == 4 passed, then failed as a key
+        if not is_whole_number(self.level) or self.level not in LEVELS:  # 4.0 == 4 passed, then failed as a key
             raise ConfigError(f"--level: must be one of {LEVELS[0]}-{LEVELS[-1]}, got {self.level!r}")
-        if not _whole(self.games) or self.games < 2:
+        if not is_whole_number(self.games) or self.games < 2:
             raise ConfigError(f"--games: must be at least 2 (a paired interval needs two games), got {self.games}")
         check_seed(self.seed)
         check_engine(self.engine)
