@@ -20,7 +20,6 @@ from sim.constants import (
     START_BONUS_CHOICES,
     builtin_profiles,
 )
-from sim.gamedata import LEVEL_KEYS
 from sim.rng import MASK64
 
 # The built-in profiles: one file each in sim/data/players (an overlay may add more).
@@ -130,10 +129,12 @@ def parse_seat(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> Seat:
     if not match:
         raise ConfigError(f"--seats: {text!r} is neither luna:<level> nor scripted:<profile>[@strength]")
     if match["level"] is not None:
-        if match["level"] not in LEVEL_KEYS:
-            raise ConfigError(f"--seats: unknown Luna level {match['level']!r} in {text!r} "
+        # digits only, read as --levels reads them (``05`` is level 5); ``+5`` or ``٥`` are no level
+        level = match["level"]
+        if not (level.isascii() and level.isdigit()) or int(level) not in LEVELS:
+            raise ConfigError(f"--seats: unknown Luna level {level!r} in {text!r} "
                               f"(levels are {MIN_LEVEL}-{MAX_LEVEL})")
-        return Seat(kind="luna", level=int(match["level"]))
+        return Seat(kind="luna", level=int(level))
     profiles = tuple(profiles)
     if match["profile"] not in profiles:
         raise ConfigError(f"--seats: unknown scripted profile {match['profile']!r} in {text!r} "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.config import ConfigError, GameConfig, Seat, parse_seats
+from sim.config import ConfigError, GameConfig, Seat, parse_levels, parse_seats
 
 
 @pytest.mark.parametrize("text", [
@@ -16,6 +16,9 @@ from sim.config import ConfigError, GameConfig, Seat, parse_seats
     "luna:-1",
     "luna:x",
     "luna:2.5",
+    "luna:+5",
+    "luna:\u0665",  # an Arabic-Indic five: a digit to str.isdigit, no level here
+    "luna:09",
     "Luna:2",
     "scripted",
     "scripted:",
@@ -34,6 +37,13 @@ def test_bad_seats_raise_config_error(text):
         GameConfig(seats=parse_seats(text))
     message = str(caught.value)
     assert message.startswith("--seats: ") and "\n" not in message
+
+
+@pytest.mark.parametrize(("text", "level"), [("luna:05", 5), ("luna:0", 0), ("luna:008", 8)])
+def test_a_level_with_leading_zeros_reads_as_levels_does(text, level):
+    """``--levels 05`` is level 5, and so is ``luna:05`` (regression: the seat refused it)."""
+    assert parse_seats(text) == (Seat(kind="luna", level=level),)
+    assert parse_levels(text.removeprefix("luna:")) == [level]
 
 
 @pytest.mark.parametrize("text", ["luna:2,scripted:passive", "luna:0,scripted:passive,luna:3",
