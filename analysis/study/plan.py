@@ -325,25 +325,27 @@ def parse_strengths(text: str) -> tuple[float, ...]:
     """``--strengths``: comma-separated positive finite numbers, e.g. ``0.8,1,1.2``, sorted.
 
     Each is rounded to the digits its part name shows (:func:`strength_label`), so the strength
-    played is the one the name says and two strengths never share a name.
+    played is the one the name says and two strengths never share a name. One number written twice
+    (``1,1.0``) is played once, as ``--levels`` plays ``3,3`` once.
 
     Raises
     ------
     StudyError
-        An empty list, a value that is no positive finite number, or two values with the same name.
+        An empty list, a value that is no positive finite number, or two different values with the same name.
     """
-    values = []
+    typed: dict[float, tuple[float, str]] = {}  # the strength played -> the number typed for it, and its text
     for word in text.split(","):
         value = plain_number(word)
         if value is None:
             raise StudyError(f"--strengths: {word.strip()!r} is not a number (e.g. --strengths 0.8,1,1.2)")
         if not (math.isfinite(value) and value > 0):
             raise StudyError(f"--strengths: {word.strip()!r} must be a positive finite number")
-        values.append(float(strength_label(value)))
-    repeated = sorted({value for value in values if values.count(value) > 1})
-    if repeated:
-        raise StudyError(f"--strengths: {strength_label(repeated[0])} is listed twice")
-    return tuple(sorted(values))
+        played = float(strength_label(value))
+        if played in typed and typed[played][0] != value:
+            raise StudyError(f"--strengths: {typed[played][1]} and {word.strip()} both play as "
+                             f"{strength_label(played)}; keep one")
+        typed[played] = (value, word.strip())
+    return tuple(sorted(typed))
 
 
 def variant_parts(parts: Iterable[Part], variant: Variant) -> list[Part]:
