@@ -55,6 +55,9 @@ from sim.strict import Strict as _Strict
 COMPANY_SELECTIONS = ("most_valuable", "two_most_valuable", "second_most_valuable", "least_valuable",
                       "lead_biggest_margin", "two_biggest_leads", "all_four")
 LEVEL_KEYS = tuple(str(level) for level in LEVELS)  # the levels as TOML table keys
+#: The data tables an overlay may hold (besides ``name`` and ``description``); ``campaign`` is read by
+#: sim.campaign.load_campaign_data, the others here. Whoever copies an overlay's data copies all of them.
+OVERLAY_TABLES = ("luna", "moon", "players", "campaign", "belt")
 
 
 class DataError(Exception):
@@ -460,10 +463,10 @@ def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_d
             overlay_path = Path(overlay)
             raw = read_toml(overlay_path)
         # [campaign] is read by sim.campaign.load_campaign_data, not here.
-        unknown = sorted(set(raw) - {"name", "description", "luna", "moon", "players", "campaign", "belt"})
+        unknown = sorted(set(raw) - {"name", "description", *OVERLAY_TABLES})
         if unknown:
-            raise DataError([f"{overlay_path}: {key}: unknown table (an overlay has name, description, luna, moon, "
-                             "players, campaign, belt)" for key in unknown])
+            raise DataError([f"{overlay_path}: {key}: unknown table (an overlay has name, description, "
+                             f"{', '.join(OVERLAY_TABLES)})" for key in unknown])
         try:
             luna_raw = merge_overlay(luna_raw, raw.get("luna", {}), "luna.")
             moon_raw = merge_overlay(moon_raw, raw.get("moon", {}), "moon.")

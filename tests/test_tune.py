@@ -18,7 +18,7 @@ from analysis.study.plan import read_variant
 from analysis.tuning.output import run_tune
 from analysis.tuning.parameters import overlay_for, write_overlay
 from sim.cli import main
-from sim.gamedata import load_game_data
+from sim.gamedata import load_game_data, read_toml
 from sim.play import play
 
 GAMES = 4000
@@ -255,6 +255,28 @@ def test_combined_overlays_keep_the_start_and_add_the_tuned_values():
     assert combined["luna"]["cards"] == [{"id": "I-6", "majority": {"left": 3}}, {"id": "I-2", "majority": {"left": 5}}]
     assert combined["players"] == start["players"]
     assert start["luna"]["levels"]["5"] == {"grade2": False}  # neither input changes
+
+
+def test_tuned_toml_keeps_every_table_of_the_starting_overlay(tmp_path):
+    # tuned.toml is "the starting overlay with every tuned value": its [belt] table (played only with
+    # --board belt, so the tuner's games never read it) was dropped, and a Belt run of tuned.toml lost it.
+    start = _write(tmp_path / "start.toml", """
+        name = "start"
+        [luna.levels.5]
+        grade2 = true
+        [belt.stations]
+        shuttles = 2
+        [players.profiles.balanced]
+        start_cash = 6
+        """)
+    targets = _write(tmp_path / "t.toml", "[levels.5]\nmetric = 'luna_mean_score'\ntarget = 400\ntolerance = 1\n"
+                     "move = ['levels.5.helium_tokens.0']\nbounds = { 'levels.5.helium_tokens.0' = [6, 8] }\n")
+    assert main(["tune", str(targets), "--out", str(tmp_path / "out"), "--games", "40", "--overlay", str(start),
+                 "--quiet"]) == 0
+    tuned = tmp_path / "out" / "tuned.toml"
+    for table in ("belt", "players"):
+        assert read_toml(tuned)[table] == read_toml(start)[table]
+    assert load_game_data(tuned).belt == load_game_data(start).belt
 
 
 def test_an_unusable_output_directory_is_refused_before_any_game(tmp_path, capsys):

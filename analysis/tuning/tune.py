@@ -24,7 +24,7 @@ from analysis.tuning.search import (
 )
 from analysis.tuning.targets import Goal, Targets, ladder_targets
 from sim.constants import MAX_LEVEL, MIN_LEVEL
-from sim.gamedata import DataError, load_game_data, merge_overlay, read_toml
+from sim.gamedata import OVERLAY_TABLES, DataError, load_game_data, merge_overlay, read_toml
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def start_data(overlay: str | Path | None) -> tuple[dict[str, Any], dict[str, An
         return {}, shipped_luna()
     load_game_data(overlay)  # every check, with the file's own file: field: problem lines
     raw = read_toml(Path(overlay))
-    tables = {key: value for key, value in raw.items() if key in ("luna", "moon", "players", "campaign")}
+    tables = {key: value for key, value in raw.items() if key in OVERLAY_TABLES}  # tuned.toml keeps every one
     return tables, merge_overlay(shipped_luna(), tables.get("luna", {}), "luna.")
 
 
