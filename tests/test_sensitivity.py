@@ -163,3 +163,18 @@ def test_options_refuse_numbers_of_the_wrong_type(options, message):
 def test_the_plan_checks_the_opponent_as_the_command_line_does(opponent, message):
     with pytest.raises(ConfigError, match=f"^--opponent: .*{message}"):
         plan_changes(SensitivityOptions(level=4, opponent=opponent, games=10))
+
+
+def test_the_tornado_says_its_bars_are_the_largest_effects_not_steps():
+    # At level 5 against balanced (10,000 games, seed 1) helium_tokens.1 -1 moved the win rate by +0.60 points
+    # and -2 by +0.56: the bar drawn is the -1 change, so a legend "largest step" named the wrong change.
+    from analysis.tuning.plots import plot_tornado
+
+    table = pd.DataFrame({"parameter": ["levels.5.helium_tokens.1"] * 4, "change": ["-1", "-2", "+1", "+2"],
+                          "metric": [WIN_METRIC] * 4, "diff": [0.00595, 0.00555, -0.0030, -0.0073],
+                          "ci_low": [0.002, 0.0007, -0.0056, -0.0118], "ci_high": [0.0099, 0.0104, -0.0004, -0.0028]})
+    ax = plot_tornado(table, (WIN_METRIC,)).axes[0]
+    bars = {bar.get_label(): bar for bar in ax.containers if not bar.get_label().startswith("_")}  # not whiskers
+    assert set(bars) == {"decrease (largest effect)", "increase (largest effect)"}
+    assert bars["decrease (largest effect)"].patches[0].get_width() == pytest.approx(0.595)  # the -1 change
+    assert bars["increase (largest effect)"].patches[0].get_width() == pytest.approx(-0.73)  # the +2 change

@@ -39,8 +39,9 @@ def plot_tornado(table: pd.DataFrame, metrics: Sequence[str], top: int = TORNADO
     Returns
     -------
     Figure
-        One axes per metric; each parameter's decrease and increase as horizontal bars from 0 (the
-        largest step of each direction), with the paired 95 % interval as whiskers.
+        One axes per metric; each parameter's decrease and increase as horizontal bars from 0 (of each
+        direction the change with the largest effect, not necessarily the largest step: a token's -1 can
+        move the metric more than its -2), with the paired 95 % interval as whiskers.
     """
     require_columns(table, ["parameter", "change", "metric", "diff", "ci_low", "ci_high"], "plot_tornado")
     shown = {metric: table[table["metric"] == metric] for metric in metrics}
@@ -65,7 +66,7 @@ def plot_tornado(table: pd.DataFrame, metrics: Sequence[str], top: int = TORNADO
             diff = bars["diff"].to_numpy(dtype=float) * scale
             errors = np.vstack([diff - bars["ci_low"].to_numpy(dtype=float) * scale,
                                 bars["ci_high"].to_numpy(dtype=float) * scale - diff])
-            ax.barh(y, diff, height=0.38, color=colors[direction], label=f"{direction} (largest step)")
+            ax.barh(y, diff, height=0.38, color=colors[direction], label=f"{direction} (largest effect)")
             ax.errorbar(diff, y, xerr=errors, fmt="none", ecolor="0.25", capsize=2, linewidth=0.8)
         ax.axvline(0.0, color="0.4", linewidth=0.8)
         ax.set_yticks(np.arange(len(names)), labels=names)

@@ -196,7 +196,8 @@ def write_sensitivity_files(plan: Plan, table: pd.DataFrame, folder: Path) -> st
     tables = {f"effects_{metric}": table[table["metric"] == metric] for metric in plan.options.metrics}
     tables["skipped"] = skipped
     tornado_text = (f"Per metric, the {TORNADO_PARAMETERS} parameters with the largest effects, largest on top: each "
-                    "bar is the parameter's largest step down (decrease) or up (increase), changed minus base over "
+                    "bar is the parameter's change down (decrease) or up (increase) with the largest effect (which "
+                    "need not be its largest step; every change is in the tables below), changed minus base over "
                     "the same games; the whiskers are paired 95 % intervals.")
     sections = [Section("summary", "Which parameters matter", tornado_text, ("tornado",)),
                 *(Section(f"effects-{metric}", f"Effects on Luna's {_METRIC_WORDS[metric]}",
