@@ -137,6 +137,10 @@ BAD_TARGETS = [
      "levels.5.move: 'levels.4.grade2' belongs to another level"),
     ("[levels.5]\nmetric = 'luna_win_rate'\nopponent = 'scripted:nobody'\ntarget = 1\ntolerance = 1\n"
      "move = ['levels.5.grade2']", "levels.5.opponent: unknown scripted profile 'nobody'"),
+    # regression: accepted, and Luna's win rate was 1 whatever moved; sensitivity --opponent refused it already
+    ("[levels.5]\nmetric = 'luna_win_rate'\nopponent = 'scripted:passive,scripted:passive'\ntarget = 0.9\n"
+     "tolerance = 0.01\nmove = ['levels.5.grade2']",
+     "levels.5.opponent: 'scripted:passive,scripted:passive' never wins (passive profiles only)"),
     ("[levels.5]\nmetric = 'parity_strength'\nprofile = 'passive'\ntarget = 1\ntolerance = 1\n"
      "move = ['levels.5.grade2']", "levels.5.profile: 'passive' is passive"),
     ("[levels.5]\nmetric = 'luna_mean_score'\ntarget = 1\ntolerance = 1\nmove = ['levels.5.helium_tokens.0']\n"
@@ -169,6 +173,19 @@ def test_a_bad_target_file_is_one_line_and_writes_nothing(tmp_path, capsys, text
     assert error.count("\n") == 1 and error.startswith(f"luna-balance: {path}: "), error
     assert problem in error
     assert not out.exists() and list(tmp_path.iterdir()) == [path]
+
+
+def test_a_passive_opponent_beside_an_active_one_is_a_target(tmp_path):
+    """Only a table of passive opponents is refused: beside an active one, Luna's numbers still matter."""
+    from analysis.tuning.output import start_data
+    from analysis.tuning.targets import read_targets
+
+    _, raw_luna = start_data(None)
+    path = tmp_path / "target.toml"
+    path.write_text("[levels.5]\nmetric = 'luna_win_rate'\nopponent = 'scripted:passive,scripted:balanced'\n"
+                    "target = 0.7\ntolerance = 0.01\nmove = ['levels.5.grade2']")
+    targets = read_targets(path, raw_luna, load_game_data().players.profiles)
+    assert [seat.profile for seat in targets.goals[0].metric.opponents] == ["passive", "balanced"]
 
 
 def test_a_missing_target_file_and_bad_games(tmp_path, capsys):

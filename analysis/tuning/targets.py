@@ -212,6 +212,10 @@ def _metric(fields: _Goal, where: str, profiles: Mapping[str, Profile]) -> Metri
         if len(seats) >= MAX_SEATS:
             raise DataError([f"{where}.opponent: at most {MAX_SEATS - 1} scripted seats, got {len(seats)} "
                              f"(a game has {MAX_SEATS} seats, one of them Luna's)"])
+        if all(profiles[seat.profile].passive for seat in seats):
+            # Luna then wins every game whatever her numbers: no move could change the metric
+            raise DataError([f"{where}.opponent: {str(fields.opponent)!r} never wins (passive profiles only); "
+                             "choose an active profile"])
         return Metric(fields.metric, opponents=seats)
     if fields.metric == "parity_strength":
         profile = str(fields.profile)
