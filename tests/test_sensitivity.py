@@ -95,6 +95,7 @@ def test_the_output_directory(tmp_path):
     assert f"{len(plan.skipped)} skipped as invalid" in sentence
     manifest = json.loads((out / "manifest.json").read_text())
     assert (manifest["level"], manifest["games"], manifest["changes"]) == (6, 40, len(plan.changes))
+    assert manifest["data"]["digest"] == load_game_data().digest  # regression: no digest was recorded
 
 
 def test_nothing_is_left_when_the_measurement_fails(tmp_path, monkeypatch):

@@ -8,6 +8,7 @@ they are the only point of the grid within tolerance.
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import numpy as np
@@ -64,6 +65,10 @@ def test_one_token_returns_to_the_shipped_position(tmp_path):
                  "--overlay", str(start), "--quiet"]) == 0
     tuned = load_game_data(out / "tuned.toml")
     assert tuned.luna.levels["5"].helium_tokens == [7, 13]
+    # the data are traceable as simulate's are (regression: tune's manifest recorded no digest)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["data"] == {"digest": load_game_data(start).digest, "sources": list(load_game_data(start).sources)}
+    assert manifest["tuned_data"]["digest"] == tuned.digest != manifest["data"]["digest"]
     assert _mean_score(out / "tuned.toml") == pytest.approx(target, abs=1e-9)
     variant, _ = read_variant(out / "tuned.toml")  # the study's --variant parsing takes it as is
     assert variant.title.startswith("tuned: planted")

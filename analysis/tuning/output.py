@@ -160,10 +160,16 @@ def plot_tuned_ladder(ladder: pd.DataFrame) -> Figure:
     return figure
 
 
-def _manifest(result: TuneResult) -> dict[str, object]:
+def _manifest(result: TuneResult, tuned_file: Path) -> dict[str, object]:
+    """The settings, and the digests of the data the search started from and of the tuned data: the latter is
+    the one a ``simulate --overlay tuned.toml`` manifest records, so a run can be traced to its tuning."""
+    start = load_game_data(result.start_overlay)
     return {"command": "tune", "target_file": result.targets.path, "name": result.targets.name,
             "games": result.games, "seed": result.seed, "engine": result.engine, "overlay": result.start_overlay,
-            "levels": [goal_result.goal.level for goal_result in result.results], "versions": package_versions()}
+            "levels": [goal_result.goal.level for goal_result in result.results],
+            "data": {"digest": start.digest, "sources": list(start.sources)},
+            "tuned_data": {"digest": load_game_data(tuned_file).digest},
+            "versions": package_versions()}
 
 
 def write_tuning(result: TuneResult, directory: str | Path) -> None:
@@ -184,7 +190,7 @@ def write_tuning(result: TuneResult, directory: str | Path) -> None:
     write_report(root, tables, {"ladder": plot_tuned_ladder(ladder)}, title=f"Tuning: {result.targets.name}",
                  sections=SECTIONS, introduction=introduction,
                  captions={"ladder": "The tuned metric per level, before and after, with 95 % intervals"})
-    atomic_write(root / MANIFEST_FILE, json.dumps(_manifest(result), indent=2) + "\n")
+    atomic_write(root / MANIFEST_FILE, json.dumps(_manifest(result, root / TUNED_FILE), indent=2) + "\n")
 
 
 def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE_GAMES, seed: int = DEFAULT_TUNE_SEED,

@@ -225,9 +225,11 @@ def run_sensitivity_dir(plan: Plan, out: str | Path, progress: Callable[[int], N
         table = measure(plan, progress)
         sentence = write_sensitivity_files(plan, table, temporary)
         options = plan.options
+        base = load_game_data()  # every change is played against the shipped data
         manifest = {"command": "sensitivity", "level": options.level, "opponent": options.opponent,
                     "games": options.games, "seed": options.seed, "engine": options.engine, "cards": options.cards,
-                    "changes": len(plan.changes), "skipped": len(plan.skipped), "versions": package_versions(),
+                    "changes": len(plan.changes), "skipped": len(plan.skipped),
+                    "data": {"digest": base.digest, "sources": list(base.sources)}, "versions": package_versions(),
                     "seconds": round(time.perf_counter() - started, 3)}
         atomic_write(temporary / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return out, sentence
