@@ -25,7 +25,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.plotting import new_figure, series_colors, styled
-from analysis.render import Section, write_report
+from analysis.render import Section, signed, write_report
 from analysis.stats import paired_difference
 from sim.columns import Chunk
 from sim.config import DEFAULT_BOARD, GameConfig, Seat, parse_seats
@@ -140,7 +140,8 @@ def games_to_play(data: GameData, levels: Sequence[int], games: int) -> int:
 def summary_table(table: pd.DataFrame) -> pd.DataFrame:
     """Reading x level: the total score's difference and interval as ``+1.23 (0.45 to 2.01)`` (a reader's view)."""
     score = table[table["metric"] == "score_total"]
-    cells = score.assign(cell=[f"{d:+.2f} ({lo:+.2f} to {hi:+.2f})" if sd > 0 else f"{d:+.2f} (none)"
+    cells = score.assign(cell=[f"{signed(d, 2)} ({signed(lo, 2)} to {signed(hi, 2)})" if sd > 0
+                               else f"{signed(d, 2)} (none)"
                                for d, lo, hi, sd in zip(score["diff"], score["ci_low"], score["ci_high"], score["sd"],
                                                         strict=True)])
     wide = cells.pivot(index="reading", columns="level", values="cell")
@@ -158,8 +159,8 @@ def findings(table: pd.DataFrame) -> list[str]:
         clear = rows[(rows["ci_low"] > 0) | (rows["ci_high"] < 0)]
         largest = rows.loc[rows["diff"].abs().idxmax()]
         where = ", ".join(f"L{level}" for level in clear["level"]) or "no level"
-        sentences.append(f"{reading}: Luna's total score moves by {largest['diff']:+.2f} at most (L{largest['level']});"
-                         f" the interval excludes 0 at {where}.")
+        sentences.append(f"{reading}: Luna's total score moves by {signed(largest['diff'], 2)} at most "
+                         f"(L{largest['level']}); the interval excludes 0 at {where}.")
     return sentences
 
 
@@ -174,7 +175,7 @@ def readings_figure(table: pd.DataFrame) -> Figure:
     offsets = np.linspace(-0.3, 0.3, max(len(readings), 1))
     for ax, (metric, x) in zip(axes.flat, panels, strict=True):
         rows = table[table["metric"] == metric]
-        if x == "round":  # the mean over the levels compared, so one line per reading
+        if x == "round":  # the mean over the levels compared, so one line per reading; see ROUND_PANELS_NOTE
             rows = rows.groupby(["reading", "round"], sort=False)[["diff", "ci_low", "ci_high"]].mean().reset_index()
         for offset, reading in zip(offsets, readings, strict=True):
             series = rows[rows["reading"] == reading]
@@ -192,6 +193,12 @@ def readings_figure(table: pd.DataFrame) -> Figure:
     return figure
 
 
+#: What the by-round panels' whiskers are. The levels replay the same game numbers, so their differences are
+#: correlated by an amount the table does not hold: the mean's own interval lies somewhere between the averaged
+#: bounds (perfect correlation) and 1/sqrt(levels) of their width (none); the averaged bounds never understate it.
+ROUND_PANELS_NOTE = ("by round, the mean over the levels compared, its whiskers the levels' 95 % intervals averaged "
+                     "(at least as wide as the mean's own interval)")
+
 SECTION_TEXT = ("Each reading of an ambiguous rule (SPEC section 8) against the readings in force: the same games"
                 " (same seed and game numbers) played with and without it; differences are per Luna seat and game,"
                 " with 95 % intervals. A reading that changes nothing shows 0 with no interval.")
@@ -204,7 +211,8 @@ def write_readings_files(table: pd.DataFrame, folder: Path, title: str) -> None:
     write_report(folder, {"readings_score": summary_table(table), "readings": table},
                  {"readings": readings_figure(table)}, title=title,
                  sections=[Section("readings", "Rule readings", text, ("readings_score", "readings"))],
-                 captions={"readings": "What each rule reading changes (paired differences, 95 % intervals)"})
+                 captions={"readings": "What each rule reading changes (paired differences, 95 % intervals; "
+                                       f"{ROUND_PANELS_NOTE})"})
 
 
 def run_readings_dir(data: GameData, levels: Sequence[int], games: int, seed: int, out: str | Path,

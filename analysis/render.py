@@ -164,6 +164,13 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def signed(value: float, digits: int) -> str:
+    """``value`` with its sign and ``digits`` decimals; one that rounds to zero is ``+0.00``, never ``-0.00``
+    (a reader takes "-0.00" for a measured loss)."""
+    text = f"{value:+.{digits}f}"
+    return "+" + text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def _is_numeric(series: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 

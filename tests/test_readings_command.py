@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.readings import COLUMNS, compare_readings, readings_to_compare, summary_table, with_readings
+from analysis.readings import (
+    COLUMNS,
+    ROUND_PANELS_NOTE,
+    compare_readings,
+    readings_to_compare,
+    summary_table,
+    with_readings,
+)
 from sim.cli import main
 from sim.config import parse_seats
 from sim.constants import RULE_SWITCHES
@@ -57,6 +65,14 @@ def _config(seats: str):
     return GameConfig(seats=parse_seats(seats), rounds=7, start_bonus="random")
 
 
+def test_a_bound_that_rounds_to_zero_is_shown_unsigned_zero():
+    """Regression: an interval bound of -0.004 showed as "-0.00", which a reader takes for a loss."""
+    row = {column: 0.0 for column in COLUMNS} | {"reading": "r", "switch": "s", "level": 1, "metric": "score_total",
+                                                 "round": 0, "n": 10, "diff": 1.5, "sd": 2.0, "ci_low": -0.004,
+                                                 "ci_high": 3.0}
+    assert summary_table(pd.DataFrame([row], columns=COLUMNS))["L1"].tolist() == ["+1.50 (+0.00 to +3.00)"]
+
+
 def test_the_engines_give_the_same_table(data):
     kwargs = {"levels": [2, 7], "games": 30, "seed": 9, "opponents": parse_seats("scripted:balanced")}
     reference = compare_readings(data, engine="reference", **kwargs)
@@ -72,6 +88,8 @@ def test_command_writes_csv_figure_report_and_manifest(tmp_path, capsys):
     assert set(table["level"]) == {6} and set(table["reading"]) == set(readings_to_compare(load_game_data()))
     assert (out / "report.html").stat().st_size > 0 and (out / "figures" / "readings.png").exists()
     assert "Rule readings" in (out / "report.html").read_text()
+    # regression: the caption promised 95 % intervals of the by-round means; the whiskers are averaged bounds
+    assert html.escape(ROUND_PANELS_NOTE) in (out / "report.html").read_text()
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["seats"] == ["scripted:tank"] and manifest["readings_in_force"]["rebuild"] == "lazy"
     assert str(out / "report.html") in capsys.readouterr().out

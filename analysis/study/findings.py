@@ -13,6 +13,7 @@ from itertools import pairwise
 
 import pandas as pd
 
+from analysis.render import signed
 from analysis.schema import BASE_VARIANT, LUNA, SCORE_TOTAL, SCRIPTED
 from analysis.stats import Z95
 from analysis.study import summary_tables as st
@@ -128,7 +129,8 @@ def findings_sentences(steps: pd.DataFrame, win_rates: pd.DataFrame | None = Non
     ordered = steps.sort_values("level")
     flagged = False
     for step in ordered.itertuples(index=False):
-        interval = f"{step.diff:+.1f} points (95 % interval {step.diff_low:+.1f} to {step.diff_high:+.1f})"
+        interval = (f"{signed(step.diff, 1)} points "
+                    f"(95 % interval {signed(step.diff_low, 1)} to {signed(step.diff_high, 1)})")
         if step.diff_high < 0:
             sentences.append(f"Level {step.level} scores less than level {step.level_below}: {interval}.")
             flagged = True
@@ -142,8 +144,8 @@ def findings_sentences(steps: pd.DataFrame, win_rates: pd.DataFrame | None = Non
         smallest = ordered.loc[ordered["diff"].idxmin()]
         largest = ordered.loc[ordered["diff"].idxmax()]
         sentences.append(f"The smallest step is {int(smallest['level_below'])}→{int(smallest['level'])} "
-                         f"({smallest['diff']:+.1f} points), the largest {int(largest['level_below'])}→"
-                         f"{int(largest['level'])} ({largest['diff']:+.1f} points).")
+                         f"({signed(smallest['diff'], 1)} points), the largest {int(largest['level_below'])}→"
+                         f"{int(largest['level'])} ({signed(largest['diff'], 1)} points).")
     if win_rates is not None and not win_rates.empty:
         rates = win_rates[win_rates["opponent"] == profile].sort_values("level")
         for lower, upper in pairwise(rates.itertuples(index=False)):

@@ -18,6 +18,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.readings import (
+    ROUND_PANELS_NOTE,
     SECTION_TEXT,
     compare_readings,
     findings,
@@ -83,7 +84,8 @@ def add_readings_section(study_dir: str | Path, plan: StudyPlan, tables: dict[st
     tables["readings_score"] = summary_table(table)
     tables["readings"] = table
     figures["readings"] = readings_figure(table)
-    captions["readings"] = "What each rule reading changes, Luna alone (paired differences, 95 % intervals)"
+    captions["readings"] = ("What each rule reading changes, Luna alone (paired differences, 95 % intervals; "
+                            f"{ROUND_PANELS_NOTE})")
     text = " ".join([SECTION_TEXT, f"Luna alone, {plan.readings_games} games per level and reading.",
                      *findings(table)])
     section = Section(SECTION_ID, "Rule readings", text, ("readings_score", "readings"))
