@@ -118,12 +118,16 @@ def load_campaign_data(overlay: str | Path | None = None, path: Path = CAMPAIGN_
     DataError
         One ``file: field: problem`` line per problem found.
     """
-    raw = read_toml(path)
-    data = validate_data(CampaignData, raw, path)
     if overlay is None:
-        return data
-    overlay_path = Path(overlay)
-    table = read_toml(overlay_path).get("campaign", {})
+        return validate_data(CampaignData, read_toml(path), path)
+    return campaign_with_overlay(read_toml(Path(overlay)).get("campaign", {}), Path(overlay), path)
+
+
+def campaign_with_overlay(table: object, overlay_path: str | Path, path: Path = CAMPAIGN_FILE) -> CampaignData:
+    """The shipped campaign rules with an overlay's ``[campaign]`` ``table`` merged over them, validated; every
+    overlay load checks it this way, so a broken table is refused by ``simulate`` as by ``campaign``."""
+    raw = read_toml(path)
+    validate_data(CampaignData, raw, path)
     if not isinstance(table, dict):
         raise DataError([f"{overlay_path}: campaign: must be a table"])
     return validate_data(CampaignData, merge_overlay(raw, table, "campaign."), overlay_path, "campaign.")

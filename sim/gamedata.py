@@ -56,7 +56,7 @@ COMPANY_SELECTIONS = ("most_valuable", "two_most_valuable", "second_most_valuabl
                       "lead_biggest_margin", "two_biggest_leads", "all_four")
 LEVEL_KEYS = tuple(str(level) for level in LEVELS)  # the levels as TOML table keys
 #: The data tables an overlay may hold (besides ``name`` and ``description``); ``campaign`` is read by
-#: sim.campaign.load_campaign_data, the others here. Whoever copies an overlay's data copies all of them.
+#: sim.campaign.load_campaign_data (and checked here), the others here. Whoever copies an overlay's data copies all of them.
 OVERLAY_TABLES = ("luna", "moon", "players", "campaign", "belt")
 
 
@@ -462,7 +462,6 @@ def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_d
         else:
             overlay_path = Path(overlay)
             raw = read_toml(overlay_path)
-        # [campaign] is read by sim.campaign.load_campaign_data, not here.
         unknown = sorted(set(raw) - {"name", "description", *OVERLAY_TABLES})
         if unknown:
             raise DataError([f"{overlay_path}: {key}: unknown table (an overlay has name, description, "
@@ -478,6 +477,10 @@ def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_d
         moon = validate_data(MoonData, moon_raw, overlay_path, "moon.")
         players = validate_data(PlayerData, players_raw, overlay_path, "players.")
         belt = validate_data(BeltData, belt_raw, overlay_path, "belt.")
+        if "campaign" in raw:  # played only by `campaign`, but a broken table is bad input to every command
+            from sim.campaign import campaign_with_overlay  # sim.campaign imports this module
+
+            campaign_with_overlay(raw["campaign"], overlay_path)
         sources.append(str(overlay_path))
         fields = frozenset(_dotted_paths({key: raw[key] for key in ("luna", "moon", "players", "belt") if key in raw}))
         return GameData(luna=luna, moon=moon, players=players, belt=belt, sources=tuple(sources),

@@ -52,6 +52,10 @@ def one_line(capsys: pytest.CaptureFixture[str]) -> str:
     # a message without the file's name; a RecursionError
     (b'name = "\xff\xfe"\n', "not valid TOML: 'utf-8' codec can't decode byte 0xff in position 8"),
     ("a = " + "[" * 5000 + "]" * 5000 + "\n", "not valid TOML: nested too deeply"),
+    # a broken [campaign] table was read by `campaign` only: simulate and study ran without a word (a QA pass)
+    ("[campaign]\nchapters = -3\n", "campaign.chapters: Input should be greater than or equal to 1"),
+    ("[campaign]\nchapter = 3\n", "campaign.chapter: "),
+    ("campaign = 3\n", "campaign: must be a table"),
 ])
 def test_overlay_no_game_can_hold_is_one_line(tmp_path, capsys, content, problem):
     overlay = tmp_path / "bad.toml"
