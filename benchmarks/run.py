@@ -365,7 +365,8 @@ def markdown(report: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=500_000, help="games per measurement (default %(default)s)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed repeats per measurement (best kept)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="timed repeats per measurement, the best kept (default %(default)s)")
     parser.add_argument("--levels", default="0,1,2,3,4,5,6,7,8", help="Luna levels (default %(default)s)")
     parser.add_argument("--memory-games", type=int, default=10_000_000,
                         help="games of the --aggregate-only peak-memory run (default %(default)s; 0 skips it)")

@@ -70,9 +70,9 @@ class _Parser(argparse.ArgumentParser):
 def _add_table_options(parser: argparse.ArgumentParser) -> None:
     """What is played besides the seats: the rounds, Luna's starting bonus and the side of the board."""
     parser.add_argument("--rounds", type=int, default=ROUNDS, choices=ALLOWED_ROUNDS,
-                        help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity")
+                        help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity (default %(default)s)")
     parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
-                        help="Luna's starting research token: drawn at random, or none")
+                        help="Luna's starting research token: random (drawn at random) or none (default %(default)s)")
     parser.add_argument("--board", default=DEFAULT_BOARD, choices=BOARDS,
                         help="side of the board: moon (default) or belt (the Belt module)")
 
@@ -82,18 +82,31 @@ def _add_engine_option(parser: argparse.ArgumentParser) -> None:
                         help="numba (default, fast) or reference (readable); both give identical numbers")
 
 
-def _add_game_options(parser: argparse.ArgumentParser, chunks: bool = True) -> None:
-    """Seed, table options, overlay, engine, quiet; with ``chunks`` also how the games are split up."""
+# --quiet on a command that plays games: it also silences the first compile's notice (main: set_compile_notice).
+_QUIET_HELP = "no progress bar or compile notice"
+
+
+def _workers_help(dask: bool) -> str:
+    """--workers: joblib processes, and with a Dask backend how many of the cluster's workers (sim.dispatch)."""
+    if dask:
+        return ("processes (joblib; default 1), or with --backend dask the Dask workers to use (default: the whole "
+                "cluster); results do not depend on it")
+    return "processes (joblib; default %(default)s); results do not depend on it"
+
+
+def _add_game_options(parser: argparse.ArgumentParser, chunks: bool = True, dask: bool = False) -> None:
+    """Seed, table options, overlay, engine, quiet; with ``chunks`` also how the games are split up (``dask``: the
+    command has --backend, which changes what --workers counts)."""
     parser.add_argument("--seed", type=int, default=DEFAULT_RUN_SEED, help="run seed (default %(default)s)")
     _add_table_options(parser)
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the shipped data")
     _add_engine_option(parser)
     if chunks:
-        parser.add_argument("--workers", type=int, default=1, help="processes (joblib); results do not depend on it")
+        parser.add_argument("--workers", type=int, default=1, help=_workers_help(dask))
         parser.add_argument("--chunk-size", type=int, default=None,
                             help=f"games per chunk written (default: as many as fit a chunk's columns in "
                                  f"{CHUNK_MEMORY_BYTES // 2**20} MiB)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help=_QUIET_HELP)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,23 +115,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     simulate = commands.add_parser("simulate", help="play games and write a run directory")
     simulate.add_argument("--seats", required=True, help="e.g. luna:5 or scripted:passive,luna:3,luna:5")
-    simulate.add_argument("--games", type=int, required=True)
+    simulate.add_argument("--games", type=int, required=True, help="games to play")
     simulate.add_argument("--out", required=True, help="run directory to write")
     simulate.add_argument("--detail", choices=("rounds",), default=None,
                           help="also write luna_rounds.parquet (one row per game, Luna seat and round)")
     simulate.add_argument("--aggregate-only", action="store_true",
                           help="keep streaming summaries (aggregate.parquet, histograms.parquet), not per-game rows")
     simulate.add_argument("--backend", default="local", choices=BACKENDS,
-                          help="where chunks run: local processes (joblib) or a Dask cluster")
+                          help="where chunks run: local processes (joblib) or a Dask cluster (default %(default)s)")
     simulate.add_argument("--scheduler", default=None, help="Dask scheduler address, with --backend dask")
     simulate.add_argument("--check-invariants", action="store_true",
                           help="check every game's invariants after setup, each round and scoring; the first "
                                f"broken one stops the run (exit {EXIT_ENGINE}, nothing written)")
-    _add_game_options(simulate)
+    _add_game_options(simulate, dask=True)
 
     parity = commands.add_parser("parity", help="strength at which a scripted profile wins half its games, per level")
     parity.add_argument("--profile", required=True, help="scripted profile, e.g. balanced")
-    parity.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8")
+    parity.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8 (default %(default)s)")
     parity.add_argument("--games", type=int, default=PARITY_COMMAND_GAMES,
                         help="games per strength tried (default %(default)s)")
     parity.add_argument("--tolerance", type=float, default=PARITY_TOLERANCE,
@@ -128,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     levels = commands.add_parser("levels", help="play single-Luna games at each level and print a summary table")
     levels.add_argument("--games", type=int, default=2_000, help="games per level (default %(default)s)")
-    levels.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8")
+    levels.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8 (default %(default)s)")
     levels.add_argument("--out", default=None, help="keep the run directories under this folder")
     _add_game_options(levels)
 
@@ -148,14 +161,14 @@ def build_parser() -> argparse.ArgumentParser:
     runs_report = commands.add_parser("runs-report", help="a report over run directories written by simulate")
     runs_report.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories written by simulate")
     runs_report.add_argument("--out", required=True, help="directory to write the report into")
-    runs_report.add_argument("--title", default="Luna balance report", help="the report's title")
+    runs_report.add_argument("--title", default="Luna balance report", help="the report's title (default: %(default)s)")
     tune = commands.add_parser("tune", help="move level parameters toward target metrics (a target file)")
     _add_tune_arguments(tune)
     return parser
 
 
 def _add_readings_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8")
+    parser.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8 (default %(default)s)")
     parser.add_argument("--games", type=int, default=10_000, help="games per level and reading (default %(default)s)")
     parser.add_argument("--seats", default="", help="seats before Luna, e.g. scripted:balanced (default: Luna alone)")
     parser.add_argument("--out", required=True, help="directory to write (readings.csv, figures, report.html)")
@@ -203,7 +216,8 @@ def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Luna's first level (default: the rulebook's, campaign.toml's luna.start_level_solo "
                              "against one person, start_level_group against more)")
     parser.add_argument("--chapters", type=int, default=None, help="chapters per campaign (default: campaign.toml)")
-    parser.add_argument("--policy", default="adjust", help="adjust, keep, toward:<p> or levels:5,4,4,3")
+    parser.add_argument("--policy", default="adjust",
+                        help="adjust, keep, toward:<p> or levels:5,4,4,3 (default %(default)s)")
     parser.add_argument("--campaigns", type=int, default=1_000, help="campaigns to play (default %(default)s)")
     parser.add_argument("--calibration-games", type=int, default=DEFAULT_CALIBRATION_GAMES,
                         help="toward:<p>: games per level measuring Luna's win rate (default %(default)s)")
@@ -212,7 +226,7 @@ def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
     _add_table_options(parser)
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the data, [campaign] too")
     _add_engine_option(parser)
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help=_QUIET_HELP)
 
 
 def _add_sensitivity_arguments(parser: argparse.ArgumentParser) -> None:
@@ -227,11 +241,12 @@ def _add_sensitivity_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cards", action=argparse.BooleanOptionalAction, default=True,
                         help="also change every number on Luna's cards (default: yes)")
     parser.add_argument("--out", required=True, help="output directory to write")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help=_QUIET_HELP)
 
 
 def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--name", default=DEFAULT_NAME, help="study name: it is written to RESULTS_DIR/NAME")
+    parser.add_argument("--name", default=DEFAULT_NAME,
+                        help="study name: it is written to RESULTS_DIR/NAME (default %(default)s)")
     parser.add_argument("--games", type=int, default=DEFAULT_GAMES, help="games per part (default %(default)s)")
     parser.add_argument("--levels", default=_ALL_LEVELS, help=f"e.g. {_ALL_LEVELS} or 2,5,8 (default %(default)s)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="run seed of every part (default %(default)s)")
@@ -252,11 +267,9 @@ def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also compare every rule reading (SPEC 8) per level, Luna alone (a report section)")
     parser.add_argument("--readings-games", type=int, default=None,
                         help=f"games per level and reading, with --readings (default {DEFAULT_READINGS_GAMES})")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="processes (joblib), or Dask workers (default: the whole cluster); results do not "
-                             "depend on it")
+    parser.add_argument("--workers", type=int, default=1, help=_workers_help(dask=True))
     parser.add_argument("--backend", default="local", choices=BACKENDS,
-                        help="where the games run: local processes (joblib) or a Dask cluster")
+                        help="where the games run: local processes (joblib) or a Dask cluster (default %(default)s)")
     parser.add_argument("--scheduler", default=None, help="Dask scheduler address, with --backend dask")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or messages")
     parser.add_argument("--results-dir", default=DEFAULT_RESULTS,

@@ -83,3 +83,11 @@ def test_peak_memory_counts_a_child_process_beside_its_parent():
     parent = hold.format(f"child = subprocess.Popen([sys.executable, '-c', {grandchild!r}]); ") + "; child.wait()"
     _, peak_mib, _ = _child(["-c", parent], dict(os.environ))
     assert peak_mib > 300
+
+
+def test_bench_help_states_each_default(capsys):
+    # --repeats kept its default (3, the "best of 3" the README quotes) out of --help.
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "the best kept (default 3)" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import re
@@ -226,3 +227,43 @@ def test_only_the_command_line_imports_the_command_line():
             if any(name == "sim.cli" or name.startswith("sim.cli.") for name in names):
                 offenders.append(f"{path.relative_to(root)}:{node.lineno}")
     assert offenders == []
+
+
+# ---------------------------------------------------------------- --help texts
+
+
+def _subcommand_options() -> list[tuple[str, argparse.Action]]:
+    """Every optional argument of every subcommand, as (command, action)."""
+    from sim.cli import build_parser
+
+    commands = next(action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction))
+    return [(name, action) for name, sub in commands.choices.items() for action in sub._actions
+            if action.option_strings and action.help != argparse.SUPPRESS
+            and not isinstance(action, argparse._HelpAction)]
+
+
+def test_every_option_says_what_it_does_and_its_default():
+    # --help is where a user looks up a default: simulate's --games had no text at all, and --rounds,
+    # --start-bonus, --workers, --backend, --levels, --policy and --title kept their defaults to themselves.
+    unstated = [f"{name} {action.option_strings[0]}" for name, action in _subcommand_options()
+                if not action.required and action.default not in (None, False, [], "")
+                and "default" not in (action.help or "")]
+    assert [f"{name} {action.option_strings[0]}" for name, action in _subcommand_options() if not action.help] == []
+    assert unstated == []
+
+
+def test_quiet_help_says_it_also_silences_the_compile_notice():
+    # main() turns the compile notice off for every command's --quiet (set_compile_notice); the help said
+    # "no progress bar" only, on the commands that compile the engine.
+    quiet = {name: action.help for name, action in _subcommand_options() if action.option_strings == ["--quiet"]}
+    assert set(quiet) == {"simulate", "parity", "levels", "campaign", "study", "readings", "sensitivity", "tune"}
+    assert all("compile notice" in text or "messages" in text for text in quiet.values()), quiet
+
+
+def test_workers_help_tells_local_processes_from_dask_workers():
+    # With --backend dask, --workers 1 (the default) uses the whole cluster (sim.dispatch.ordered_results);
+    # locally it is one process. study's help gave only the cluster's default, simulate's only the local one.
+    helps = {name: action.help for name, action in _subcommand_options() if action.option_strings == ["--workers"]}
+    assert "dask" in helps["simulate"] and "whole cluster" in helps["simulate"] and "default 1" in helps["simulate"]
+    assert helps["study"] == helps["simulate"]
+    assert "dask" not in helps["levels"] and "default %(default)s" in helps["levels"]
