@@ -56,7 +56,8 @@ COMPANY_SELECTIONS = ("most_valuable", "two_most_valuable", "second_most_valuabl
                       "lead_biggest_margin", "two_biggest_leads", "all_four")
 LEVEL_KEYS = tuple(str(level) for level in LEVELS)  # the levels as TOML table keys
 #: The data tables an overlay may hold (besides ``name`` and ``description``); ``campaign`` is read by
-#: sim.campaign.load_campaign_data (and checked here), the others here. Whoever copies an overlay's data copies all of them.
+#: sim.campaign.load_campaign_data (and checked here), the others here. Whoever copies an overlay's data copies
+#: all of them.
 OVERLAY_TABLES = ("luna", "moon", "players", "campaign", "belt")
 
 
