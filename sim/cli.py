@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -324,7 +325,7 @@ def study_command_line(args: argparse.Namespace, options: dict[str, Any] | None 
     words += ["--results-dir", args.results_dir]
     if args.keep_games:
         words.append("--keep-games")
-    return " ".join(words)
+    return shlex.join(words)  # a path with a space stays one word when the line is pasted back
 
 
 def command_study(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ from analysis.schema import SCORE_COLUMNS
 from analysis.study import load_study, read_plan
 from analysis.study.content import frame_tables
 from analysis.study.findings import findings_sentences, findings_table
-from analysis.study.plan import StudyError
+from analysis.study.plan import StudyError, rerun_command
 from analysis.study.summaries import (
     ROUND_SUMMARY_FILE,
     SEAT_SUMMARY_FILE,
@@ -245,6 +246,24 @@ def test_report_of_parts_without_summaries_is_a_one_line_error(kept, tmp_path, c
     assert main(["report", str(copy)]) == 2
     err = capsys.readouterr().err
     assert "have no summary" in err and "rerun" in err and err.count("\n") == 1
+    # the study was made as "k"; its copy is "old": the rerun resumes the copy (regression: it named "--name k")
+    rerun = shlex.split(err.split("rerun: ", 1)[1])
+    assert rerun[rerun.index("--name") + 1] == "old" and rerun[rerun.index("--results-dir") + 1] == str(tmp_path)
+    assert rerun[rerun.index("--variant") + 1] == str(kept.parent / "late_tokens.toml")
+
+
+def test_a_rerun_command_keeps_a_path_with_a_space_one_word(tmp_path):
+    """Regression: study.json joined the command with spaces, so a pasted rerun split "my results" in two."""
+    root = tmp_path / "my results"
+    overlay = tmp_path / "my overlay.toml"
+    overlay.write_text("[luna.levels.5]\nhelium_tokens = [15, 22]\n")
+    assert main(["study", "--name", "s", "--results-dir", str(root), "--games", "3", "--levels", "5", "--engine",
+                 "reference", "--quiet", "--variant", str(overlay)]) == 0
+    plan = read_plan(root / "s")
+    words = shlex.split(plan.command)
+    assert words[words.index("--results-dir") + 1] == str(root)
+    assert words[words.index("--variant") + 1] == str(overlay)
+    assert rerun_command(plan, root / "s") == plan.command
 
 
 def test_a_variant_added_later_plays_only_its_own_parts(tmp_path, monkeypatch):

@@ -16,7 +16,7 @@ from analysis.load import RunData, load_run
 from analysis.render import ReportFiles, Section, write_report
 from analysis.schema import BASE_VARIANT, LUNA
 from analysis.study.findings import study_findings
-from analysis.study.plan import StudyError, StudyPlan, part_is_finished, read_plan
+from analysis.study.plan import StudyError, StudyPlan, part_is_finished, read_plan, rerun_command
 from analysis.study.summaries import StudySummary, load_summaries
 from analysis.study.summary_report import HEAD_TO_HEAD_COLUMNS, base_figures, study_tables
 from analysis.study.summary_tables import summary_stats
@@ -55,7 +55,7 @@ def load_study(study_dir: str | Path) -> tuple[StudyPlan, RunData]:
     missing = [part.name for part in plan.parts if not part_is_finished(root, plan, part)]
     if missing:
         raise StudyError(f"{root}: {len(missing)} part(s) not finished (first: {missing[0]}); rerun: "
-                         f"{plan.command or 'luna-balance study ...'}")
+                         f"{rerun_command(plan, root)}")
     without_games = [part.name for part in plan.parts if not part_is_finished(root, plan, part, keep_games=True)]
     if without_games:
         raise StudyError(f"{root}: {len(without_games)} part(s) kept no per-game rows (first: {without_games[0]}); "

@@ -31,6 +31,7 @@ from analysis.study.plan import (
     expected_parity,
     parity_is_finished,
     read_json,
+    rerun_command,
 )
 from sim.config import GameConfig, Seat
 from sim.constants import DEFAULT_BOARD
@@ -113,7 +114,7 @@ def parity_frame(study_dir: str | Path, plan: StudyPlan) -> pd.DataFrame:
     for task in plan.parity_tasks():
         if not parity_is_finished(root, plan, task):
             raise StudyError(f"{root}: the strength-at-parity search {task.name} is not finished; rerun: "
-                             f"{plan.command or 'luna-balance study ...'}")
+                             f"{rerun_command(plan, root)}")
         stored = read_json(root / task.file) or {}
         result = stored["result"]
         rows.append({"variant": task.variant, "profile": task.profile, **result})

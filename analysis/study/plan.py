@@ -10,6 +10,7 @@ import hashlib
 import json
 import math
 import re
+import shlex
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -319,6 +320,22 @@ def parse_profiles(text: str, known: Sequence[str] | None = None) -> tuple[str, 
         known = builtin_profiles() if known is None else tuple(known)
         raise StudyError(f"--profiles: need comma-separated profile names, got {text!r} (known: {', '.join(known)})")
     return check_profiles(names, known)
+
+
+def rerun_command(plan: StudyPlan, root: str | Path, fallback: str = "luna-balance study ...") -> str:
+    """The command that resumes the study at ``root``: the recorded one, with ``--name`` and ``--results-dir``
+    naming where the folder is now (a study folder copied or renamed resumes there, not at its old name)."""
+    if not plan.command:
+        return fallback
+    try:
+        words = shlex.split(plan.command)
+    except ValueError:  # an older study's line, joined with spaces, whose path held a quote
+        return plan.command
+    root = Path(root)
+    for option, value in (("--name", root.name), ("--results-dir", str(root.parent))):
+        if option in words[:-1]:
+            words[words.index(option) + 1] = value
+    return shlex.join(words)
 
 
 def parse_strengths(text: str) -> tuple[float, ...]:

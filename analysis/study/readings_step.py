@@ -27,7 +27,7 @@ from analysis.readings import (
     summary_table,
 )
 from analysis.render import Section, atomic_write
-from analysis.study.plan import StudyError, StudyPlan, read_json
+from analysis.study.plan import StudyError, StudyPlan, read_json, rerun_command
 from sim.gamedata import GameData
 
 READINGS_DIR = "readings"
@@ -79,7 +79,7 @@ def add_readings_section(study_dir: str | Path, plan: StudyPlan, tables: dict[st
     path = Path(study_dir) / READINGS_DIR / "readings.csv"
     if not path.is_file():
         raise StudyError(f"{study_dir}: the rule-readings comparison is not finished; rerun: "
-                         f"{plan.command or 'luna-balance study --readings ...'}")
+                         f"{rerun_command(plan, study_dir, 'luna-balance study --readings ...')}")
     table = pd.read_csv(path)
     tables["readings_score"] = summary_table(table)
     tables["readings"] = table

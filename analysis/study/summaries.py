@@ -50,6 +50,7 @@ from analysis.study.plan import (
     part_is_finished,
     read_json,
     read_plan,
+    rerun_command,
 )
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
@@ -363,7 +364,7 @@ class StudySummary:
         """
         run = next(item.run for item in self.plan.parts if item.name == part)
         stored = [WON_STORED if column == "won" else column for column in columns]
-        frame = _read_part_file(self.root / run / PAIRS_FILE, self.plan, columns=stored,
+        frame = _read_part_file(self.root / run / PAIRS_FILE, self.plan, self.root, columns=stored,
                                 memory_map=True).to_pandas()
         if WON_STORED in frame.columns:
             frame = frame.rename(columns={WON_STORED: "won"})
@@ -376,18 +377,19 @@ class StudySummary:
         return {index: seat["level"] for index, seat in enumerate(seat_labels(seats)) if seat["kind"] == LUNA}
 
 
-def _read_part_file(path: Path, plan: StudyPlan, **options: Any) -> pa.Table:
+def _read_part_file(path: Path, plan: StudyPlan, root: Path, **options: Any) -> pa.Table:
     """A part's parquet file, or a :class:`StudyError` naming it and the way out when it cannot be read (its part
     counts as finished, so a rerun alone would keep it)."""
     try:
         return pq.read_table(path, **options)
     except (OSError, pa.ArrowException) as error:
         raise StudyError(f"{path}: cannot be read ({error}); remove its part's folder {path.parent} and rerun: "
-                         f"{plan.command or 'luna-balance study ...'}") from None
+                         f"{rerun_command(plan, root)}") from None
 
 
-def _labelled(path: Path, plan: StudyPlan, labels: dict[str, Any], seats: list[dict[str, Any]]) -> pd.DataFrame:
-    frame = _read_part_file(path, plan).to_pandas()
+def _labelled(path: Path, plan: StudyPlan, root: Path, labels: dict[str, Any],
+              seats: list[dict[str, Any]]) -> pd.DataFrame:
+    frame = _read_part_file(path, plan, root).to_pandas()
     seat_index = frame["seat"].to_numpy().astype(np.int64)
     columns = {name: value for name, value in labels.items()}
     columns["seat"] = seat_index
@@ -418,7 +420,7 @@ def load_summaries(study_dir: str | Path) -> StudySummary:
         elif manifest and (lost := missing_part_files(root, missing[0])):  # deleted by hand: played again
             why, first = "not finished or missing files", f"{first}, which has no {', '.join(lost)}"
         raise StudyError(f"{root}: {len(missing)} part(s) {why} (first: {first}); rerun: "
-                         f"{plan.command or 'luna-balance study ...'}")
+                         f"{rerun_command(plan, root)}")
     frames: dict[str, list[pd.DataFrame]] = {"seats": [], "rounds": [], "cards": [], "timing": []}
     files = {"seats": SEAT_SUMMARY_FILE, "rounds": ROUND_SUMMARY_FILE, "cards": CARD_SUMMARY_FILE,
              "timing": TIMING_SUMMARY_FILE}
@@ -431,7 +433,7 @@ def load_summaries(study_dir: str | Path) -> StudySummary:
         seats = seat_labels(seat_texts)
         for name, file in files.items():
             if (root / part.run / file).is_file():
-                frames[name].append(_labelled(root / part.run / file, plan, labels, seats))
+                frames[name].append(_labelled(root / part.run / file, plan, root, labels, seats))
         parts.append({**labels, "detail": (root / part.run / ROUND_SUMMARY_FILE).is_file()})
     tables = {name: pd.concat(found, ignore_index=True) if found else pd.DataFrame()
               for name, found in frames.items()}
