@@ -43,6 +43,7 @@ from sim.constants import (
     DEFAULT_CALIBRATION_GAMES,
     DEFAULT_RUN_SEED,
     MAX_LEVEL,
+    MAX_SEATS,
     MIN_LEVEL,
     ROUNDS,
     SINGULARITY_ROUNDS,
@@ -187,6 +188,9 @@ def command_readings(args: argparse.Namespace) -> int:
     opponents = parse_seats(args.seats, data.players.profiles) if args.seats else ()
     if any(seat.kind == "luna" for seat in opponents):
         raise ConfigError("--seats: only scripted seats sit before Luna here (she is added last, at each level)")
+    if len(opponents) >= MAX_SEATS:
+        raise ConfigError(f"--seats: at most {MAX_SEATS - 1} scripted seats, got {len(opponents)} (Luna is added "
+                          f"as the last of a game's {MAX_SEATS} seats)")
     GameConfig(seats=(*opponents, *parse_seats("luna:0")), rounds=args.rounds, start_bonus=args.start_bonus,
                board=args.board)
     with progress_bar(games_to_play(data, levels, args.games), args.quiet, "readings") as bar:

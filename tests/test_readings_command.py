@@ -111,7 +111,9 @@ def test_an_overlay_changes_the_readings_compared_against(tmp_path):
     (["--levels", "9"], "level"),
     (["--seats", "scripted:nobody"], "unknown scripted profile"),
     (["--seats", "luna:3"], "only scripted seats sit before Luna"),
-    (["--seats", "scripted:tank,scripted:tank,scripted:tank,scripted:tank"], "a game has 1 to 4 seats"),
+    # regression: "a game has 1 to 4 seats, got 5", with no word that Luna was added
+    (["--seats", "scripted:tank,scripted:tank,scripted:tank,scripted:tank"],
+     "--seats: at most 3 scripted seats, got 4 (Luna is added as the last of a game's 4 seats)"),
 ])
 def test_bad_input_is_one_line_and_exit_2_with_nothing_written(tmp_path, capsys, argv, problem):
     out = tmp_path / "readings"
