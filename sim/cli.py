@@ -523,7 +523,7 @@ def command_runs_report(args: argparse.Namespace) -> int:
     if (out / STUDY_FILE).is_file():  # its report.html is the study's, with tables this report would mix into
         raise ConfigError(f"--out: {out} is a study; `luna-balance report {out}` rebuilds its report")
     files = render_study(args.runs, args.out, title=args.title)
-    print(files.html)
+    print(f"wrote {files.html}")  # as every command that writes says
     return 0
 
 

@@ -241,7 +241,7 @@ def test_command_line_renders_a_report_over_run_directories(make_run, tmp_path, 
     runs = [make_run(f"solo{level}", [f"luna:{level}"], seed=level) for level in (2, 3)]
     out = tmp_path / "report"
     assert main(["runs-report", *map(str, runs), "--out", str(out), "--title", "Two levels"]) == 0
-    assert capsys.readouterr().out.strip() == str(out / "report.html")
+    assert capsys.readouterr().out.strip() == f"wrote {out / 'report.html'}"  # as every command says
     assert "Two levels" in (out / "report.html").read_text(encoding="utf-8")
     assert (out / "tables" / "level_ladder.csv").is_file()
 
