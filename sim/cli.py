@@ -53,6 +53,7 @@ from sim.dispatch import usable_cpus
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
+from sim.stop_signals import Stopped, interrupted_exit_code, stop_signals_as_interrupts
 from sim.violation import InvariantError
 
 EXIT_USAGE = 2
@@ -343,7 +344,7 @@ def command_study(args: argparse.Namespace) -> int:
                           command=study_command_line(args, options), keep_games=args.keep_games, **options)
     except StudyInterrupted as interrupted:
         sys.stderr.write(f"luna-balance: {interrupted}\n")
-        return 130
+        return interrupted_exit_code(interrupted)
     print(f"wrote {files.html}")
     return 0
 
@@ -542,6 +543,11 @@ def command_tune(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     if hasattr(signal, "SIGXFSZ"):  # over a file-size limit a write should fail (EFBIG), not kill the process
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    with stop_signals_as_interrupts():
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     set_compile_notice(not getattr(args, "quiet", False))
@@ -567,9 +573,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:  # every writer cleans up after itself, so nothing half-written is left
         sys.stderr.write(f"luna-balance: {_os_problem(error)}\n")
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        sys.stderr.write("luna-balance: interrupted; nothing half-written was left behind\n")
-        return 130
+    except KeyboardInterrupt as error:
+        cause = f" by {error.args[0]}" if isinstance(error, Stopped) else ""
+        sys.stderr.write(f"luna-balance: interrupted{cause}; nothing half-written was left behind\n")
+        return interrupted_exit_code(error)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from signal import SIGINT
 from typing import Any
 
 from analysis.render import ReportFiles, atomic_write
@@ -56,7 +57,9 @@ SCHEDULER_TIMEOUT = "10s"
 
 
 class StudyInterrupted(KeyboardInterrupt):
-    """Ctrl-C during a study; the message says what was kept."""
+    """Ctrl-C (or another stop signal: ``signum``) during a study; the message says what was kept."""
+
+    signum: int = SIGINT
 
 
 def remove_stale_temporaries(runs_dir: Path) -> None:
@@ -305,10 +308,12 @@ def run_study(
         if plan.readings_games and not readings_are_finished(study_dir, plan, game_data[BASE_VARIANT]):
             with progress_bar(readings_games_to_play(plan, game_data[BASE_VARIANT]), quiet, "readings") as bar:
                 run_readings(study_dir, plan, game_data[BASE_VARIANT], engine, progress=bar.update)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         done = sum(part_is_finished(study_dir, plan, part) for part in plan.parts)
         searched = sum(parity_is_finished(study_dir, plan, task) for task in plan.parity_tasks())
         parity_note = f" and {searched} of {len(plan.parity_tasks())} parity searches" if plan.parity_tasks() else ""
-        raise StudyInterrupted(f"interrupted; {done} of {len(plan.parts)} parts{parity_note} are finished and kept "
-                               f"in {study_dir} - rerun the same command to simulate only the rest") from None
+        interrupted = StudyInterrupted(f"interrupted; {done} of {len(plan.parts)} parts{parity_note} are finished and "
+                                       f"kept in {study_dir} - rerun the same command to simulate only the rest")
+        interrupted.signum = getattr(stop, "signum", SIGINT)  # a stop signal's exit code (sim.cli)
+        raise interrupted from None
     return render_study_dir(study_dir)

@@ -1,0 +1,60 @@
+"""Stop signals besides Ctrl-C: `timeout`'s, a job scheduler's or `docker stop`'s SIGTERM and a closed terminal's
+SIGHUP get Ctrl-C's clean-up: one line, exit code 128 + the signal, and no temporary directory left beside
+``--out`` (Python's default for them ends the process at once, leaving ``.OUT.partial-PID`` for good)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _stoppable() -> None:
+    """In the child: the signals' default dispositions, whatever the test runner ignores."""
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
+def _stopped_while_playing(tmp_path: Path, stop: signal.Signals, *command: str) -> subprocess.CompletedProcess:
+    """Run ``luna-balance COMMAND``, send ``stop`` once it has started building its output, and wait for it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.Popen([sys.executable, "-m", "sim.cli", *command], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                           preexec_fn=_stoppable)
+    try:
+        deadline = time.monotonic() + 600  # a cold numba cache compiles first
+        while time.monotonic() < deadline and run.poll() is None and not any(tmp_path.rglob(".*partial-*")):
+            time.sleep(0.05)
+        assert run.poll() is None, run.communicate()
+        time.sleep(1)  # into the games
+        run.send_signal(stop)
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    return subprocess.CompletedProcess(run.args, run.returncode, out, err)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_signal_during_simulate_leaves_nothing(tmp_path, stop):
+    done = _stopped_while_playing(tmp_path, stop, "simulate", "--seats", "luna:5", "--games", "1000000000",
+                                  "--aggregate-only", "--quiet", "--out", "big")
+    assert done.returncode == 128 + stop, done.stderr
+    assert done.stderr == f"luna-balance: interrupted by {stop.name}; nothing half-written was left behind\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sigterm_during_a_study_says_what_was_kept(tmp_path):
+    done = _stopped_while_playing(tmp_path, signal.SIGTERM, "study", "--name", "s", "--games", "100000000",
+                                  "--levels", "5", "--profiles", "balanced", "--results-dir", ".", "--quiet")
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert done.stderr.startswith("luna-balance: interrupted; 0 of ") and "are finished and kept" in done.stderr
+    assert not list((tmp_path / "s" / "runs").glob(".*partial-*"))
