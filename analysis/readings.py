@@ -228,7 +228,7 @@ def run_readings_dir(data: GameData, levels: Sequence[int], games: int, seed: in
     """
     out = Path(out)
     started = time.perf_counter()
-    with output_directory(out) as temporary:
+    with output_directory(out, inputs=(overlay,)) as temporary:
         table = compare_readings(data, levels, games, seed, opponents, engine, rounds, start_bonus, progress, board)
         write_readings_files(table, temporary, "Luna: what each rule reading changes")
         manifest = {"config": {"levels": list(levels), "games": games, "seed": seed,

@@ -225,26 +225,39 @@ def package_versions() -> dict[str, str]:
     return dict(_installed_versions())
 
 
-def check_output(out: Path) -> None:
-    """Refuse an ``out`` no run directory may be written at (a file, a directory of other things), creating
-    nothing: a command that writes several runs checks them all before it plays any."""
+def check_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> None:
+    """Refuse an ``out`` no run directory may be written at (a file, a directory of other things, an earlier run
+    holding one of the command's ``inputs``), creating nothing: a command that writes several runs checks them all
+    before it plays any."""
     if out.name in ("", ".."):  # "." or "/" or "..": the temporary sibling would have no name
         raise OutputPathError(f"{out}: name the run directory itself, e.g. {out / 'run'}")
     try:
         if out.is_dir():
             _refuse_foreign(out)
+            _refuse_holding_inputs(out, inputs)
         elif out.exists():
             raise OutputPathError(f"{out}: is a file, not a run directory; refusing to replace it")
     except OSError as error:
         raise OutputPathError(f"{out}: cannot write a run directory there ({_why(error, out)})") from None
 
 
-def start_output(out: Path) -> Path:
-    """Check that a run directory can be written at ``out`` and create the temporary one beside it.
+def _refuse_holding_inputs(out: Path, inputs: Iterable[str | Path | None]) -> None:
+    """Refuse to replace ``out`` whole when a file the command reads (an overlay, a target file) is inside it: the
+    run would delete its own input, and its manifest would name a file that no longer exists."""
+    root = out.resolve()
+    for given in inputs:
+        if given is not None and root in Path(given).resolve().parents:
+            raise OutputPathError(f"{out}: holds {given}, which this command reads; replacing {out} would delete "
+                                  "it: move the file out of it or choose another --out")
+
+
+def start_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> Path:
+    """Check that a run directory can be written at ``out`` (see :func:`check_output`) and create the temporary
+    one beside it.
 
     Runs before any game is played, so a bad ``out`` costs nothing and leaves nothing behind.
     """
-    check_output(out)
+    check_output(out, inputs)
     temporary = out.with_name(f".{out.name}.partial-{os.getpid()}")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -257,14 +270,15 @@ def start_output(out: Path) -> Path:
 
 
 @contextlib.contextmanager
-def output_directory(out: Path) -> Iterator[Path]:
+def output_directory(out: Path, inputs: Iterable[str | Path | None] = ()) -> Iterator[Path]:
     """Build an output directory beside ``out`` and move it into place only when the block completes.
 
-    ``out`` is checked first (:func:`start_output`, before any game is played); the block writes into the
+    ``out`` is checked first (:func:`start_output`, before any game is played; ``inputs`` are the files the
+    command reads, which an earlier run at ``out`` must not hold); the block writes into the
     temporary directory it is given; on any error (or Ctrl-C) the temporary directory is removed and
     ``out`` is left as it was, so a command's result is all there or not there at all.
     """
-    temporary = start_output(out)
+    temporary = start_output(out, inputs)
     try:
         yield temporary
         replace_directory(temporary, out)
@@ -513,7 +527,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
     if options.check_invariants:  # only then: a play function need not know the keyword otherwise
         play = functools.partial(play, check_invariants=True)
     started = time.perf_counter()
-    with output_directory(out) as temporary:
+    with output_directory(out, inputs=(options.overlay,)) as temporary:
         chunk_size = options.chunk_size or default_chunk_size(config, options.detail)
         bounds = list(chunk_bounds(options.games, chunk_size))
         chunks = _chunks(play, data, config, options, bounds)

@@ -226,7 +226,7 @@ def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE
     profiles = load_game_data(start_overlay or None).players.profiles
     targets = read_targets(target_file, raw_luna, profiles)
     out = Path(out)
-    with output_directory(out) as temporary:
+    with output_directory(out, inputs=(target_file, overlay)) as temporary:
         result = tune(targets, start_overlay, raw_luna, games, seed, engine, log=log,
                       overlay_source=None if overlay is None else str(overlay), progress=progress)
         write_tuning(result, temporary)

@@ -1,0 +1,74 @@
+"""Output places a robustness pass (2026-11-26) found to lose a user's files or to refuse a rerun.
+
+The names say what each case used to do.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sim.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+OVERLAY = "[luna.levels.5]\nhelium_tokens = [9, 15]\n"
+
+
+def one_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith("luna-balance: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", "--seats", "luna:5", "--games", "20", "--engine", "reference"],
+    ["campaign", "--seats", "scripted:balanced,luna", "--campaigns", "2", "--chapters", "1", "--engine", "reference"],
+    ["readings", "--levels", "5", "--games", "2", "--engine", "reference"],
+])
+def test_rerun_whose_overlay_is_inside_its_earlier_output_deleted_the_overlay(tmp_path, capsys, command):
+    out = tmp_path / "run"
+    assert main([*command, "--out", str(out), "--quiet"]) == 0
+    overlay = out / "mine.toml"  # kept beside the run it made, a natural place
+    overlay.write_text(OVERLAY)
+    before = sorted(path.name for path in out.iterdir())
+    capsys.readouterr()
+    assert main([*command, "--out", str(out), "--overlay", str(overlay), "--quiet"]) == 2
+    assert f"{out}: holds {overlay}, which this command reads" in one_line(capsys)
+    assert overlay.read_text() == OVERLAY and sorted(path.name for path in out.iterdir()) == before
+
+
+def test_levels_whose_overlay_is_inside_a_level_directory_deleted_it(tmp_path, capsys):
+    out = tmp_path / "levels"
+    assert main(["levels", "--levels", "5", "--games", "20", "--engine", "reference", "--out", str(out),
+                 "--quiet"]) == 0
+    overlay = out / "level-5" / "mine.toml"
+    overlay.write_text(OVERLAY)
+    capsys.readouterr()
+    assert main(["levels", "--levels", "5", "--games", "20", "--engine", "reference", "--out", str(out),
+                 "--overlay", str(overlay), "--quiet"]) == 2
+    assert "which this command reads" in one_line(capsys)
+    assert overlay.read_text() == OVERLAY
+
+
+def test_tune_whose_target_file_is_inside_its_earlier_output_deleted_the_target(tmp_path, capsys):
+    out = tmp_path / "tuned"
+    target = ROOT / "examples" / "tune_level4.toml"
+    assert main(["tune", str(target), "--games", "40", "--engine", "reference", "--out", str(out), "--quiet"]) == 0
+    moved = out / target.name
+    shutil.copy(target, moved)
+    capsys.readouterr()
+    assert main(["tune", str(moved), "--games", "40", "--engine", "reference", "--out", str(out), "--quiet"]) == 2
+    assert f"holds {moved}" in one_line(capsys)
+    assert moved.read_bytes() == target.read_bytes()
+
+
+def test_an_overlay_beside_the_output_is_fine(tmp_path):
+    out = tmp_path / "run"
+    assert main(["simulate", "--seats", "luna:5", "--games", "20", "--engine", "reference", "--out", str(out),
+                 "--quiet"]) == 0
+    overlay = tmp_path / "run.toml"  # a sibling whose name starts like the run's is not inside it
+    overlay.write_text(OVERLAY)
+    assert main(["simulate", "--seats", "luna:5", "--games", "20", "--engine", "reference", "--out", str(out),
+                 "--overlay", str(overlay), "--quiet"]) == 0
