@@ -295,15 +295,41 @@ def arrange_sections(
 GENERATOR_TAG = '<meta name="generator" content="luna-balance">'
 
 
+#: The folders :func:`write_report` writes its files into, with those files' suffixes.
+REPORT_FOLDERS = {"tables": (".csv",), "figures": (".png", ".svg")}
+
+
 def is_report_folder(folder: Path) -> bool:
     """Whether ``folder`` holds a report :func:`write_report` wrote: its page carries :data:`GENERATOR_TAG`
-    (a page written before the tag: with ``report.md`` and ``tables/`` beside it)."""
+    (a page written before the tag: with ``report.md`` and ``tables/`` beside it), or it is a report that stopped
+    before its pages (:func:`_is_stopped_report`)."""
     try:
         with (folder / "report.html").open("rb") as page:
             head = page.read(4096)
+    except FileNotFoundError:
+        return _is_stopped_report(folder)
     except OSError:
         return False
     return GENERATOR_TAG.encode() in head or ((folder / "report.md").is_file() and (folder / "tables").is_dir())
+
+
+def _is_temporary(path: Path) -> bool:
+    return path.name.startswith(".") and path.name.endswith(TEMPORARY_SUFFIX)
+
+
+def _is_stopped_report(folder: Path) -> bool:
+    """Whether ``folder`` holds nothing but a report's tables and figures, perhaps its ``report.md`` (the page
+    written first) and :func:`atomic_write`'s temporaries: a report stopped by a full disk, a kill or Ctrl-C after it
+    removed the earlier pages and before it wrote ``report.html``, which the same command must be able to complete."""
+    try:
+        entries = [entry for entry in folder.iterdir() if not _is_temporary(entry) and entry.name != "report.md"]
+        return bool(entries) and all(
+            entry.name in REPORT_FOLDERS and entry.is_dir()
+            and all(_is_temporary(item) or (item.is_file() and item.suffix in REPORT_FOLDERS[entry.name])
+                    for item in entry.iterdir())
+            for entry in entries)
+    except OSError:
+        return False
 
 
 def _check_report_places(root: Path) -> None:

@@ -72,3 +72,40 @@ def test_an_overlay_beside_the_output_is_fine(tmp_path):
     overlay.write_text(OVERLAY)
     assert main(["simulate", "--seats", "luna:5", "--games", "20", "--engine", "reference", "--out", str(out),
                  "--overlay", str(overlay), "--quiet"]) == 0
+
+
+@pytest.mark.parametrize("last", [False, True])  # at the first table, or at report.html (the last, largest file)
+def test_runs_report_stopped_part_way_refused_its_own_rerun(tmp_path, capsys, monkeypatch, last):
+    import analysis.render
+
+    run, out = tmp_path / "run", tmp_path / "report"
+    assert main(["simulate", "--seats", "scripted:balanced,luna:5", "--games", "30", "--engine", "reference",
+                 "--detail", "rounds", "--out", str(run), "--quiet"]) == 0
+    assert main(["runs-report", str(run), "--out", str(out)]) == 0  # an earlier report, replaced by the next
+    writes = len(list(out.rglob("*.*")))
+    written = analysis.render.atomic_write
+    calls = []
+
+    def full_disk(path: Path, content: bytes | str) -> Path:
+        calls.append(path)
+        if len(calls) == (writes if last else 1):
+            raise OSError(28, "No space left on device", str(path))
+        return written(path, content)
+
+    monkeypatch.setattr(analysis.render, "atomic_write", full_disk)
+    capsys.readouterr()
+    assert main(["runs-report", str(run), "--out", str(out)]) == 2
+    assert "No space left on device" in one_line(capsys)
+    assert not (out / "report.html").exists()
+    monkeypatch.setattr(analysis.render, "atomic_write", written)
+    assert main(["runs-report", str(run), "--out", str(out)]) == 0, capsys.readouterr().err
+    assert (out / "report.html").is_file() and len(list(out.rglob("*.*"))) == writes
+
+
+def test_a_folder_of_other_things_beside_tables_is_still_refused(tmp_path, capsys):
+    out = tmp_path / "mine"
+    (out / "tables").mkdir(parents=True)
+    (out / "tables" / "prices.csv").write_text("a\n1\n")
+    (out / "notes.txt").write_text("mine")
+    assert main(["runs-report", str(tmp_path / "nothing"), "--out", str(out)]) == 2
+    assert "holds other files and no luna-balance report" in one_line(capsys)
