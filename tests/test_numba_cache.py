@@ -98,6 +98,34 @@ def test_a_user_numba_cache_dir_is_respected(tmp_path):
     assert list(folder.rglob("rng.mix64-*.nbi")), "the kernel was not cached in the user's folder"
 
 
+
+_MIX = ("import json, numpy as np\nfrom sim.fast.rng import mix64\n"
+        "print(json.dumps({'mixed': int(mix64(np.uint64(1)))}))\n")
+
+
+@pytest.mark.parametrize("damage", ["truncated data", "garbled data", "truncated index"])
+def test_a_damaged_cache_file_is_compiled_again_not_a_traceback(tmp_path, damage):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
+
+    def mix() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", _MIX], cwd=ROOT, env=env, capture_output=True, text=True)
+
+    first = mix()
+    assert first.returncode == 0, first.stderr
+    (index,) = tmp_path.rglob("rng.mix64-*.nbi")
+    (data,) = tmp_path.rglob("rng.mix64-*.nbc")
+    if damage == "truncated index":
+        index.write_bytes(index.read_bytes()[:40])
+    else:
+        data.write_bytes(data.read_bytes()[:200] if damage == "truncated data" else os.urandom(2000))
+    again = mix()  # numba let the unpickling error through: a traceback on every run until the folder was deleted
+    assert again.returncode == 0 and again.stdout == first.stdout, again.stderr
+    assert again.stderr.startswith("luna-balance: the numba cache of mix64 in ") and again.stderr.count("\n") == 1
+    assert again.stderr.endswith("; compiling it again\n") and "Traceback" not in again.stderr
+    repaired = mix()
+    assert repaired.returncode == 0 and repaired.stdout == first.stdout and repaired.stderr == ""
+
+
 # ---------------------------------------------------------------- one everyday driver, on every thread (issue 9)
 
 _DRIVERS = """

@@ -53,10 +53,12 @@ So :func:`jit` sets the attribute for the moment of each decoration only: the re
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import platform
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -164,10 +166,40 @@ def jit(function: Callable | None = None, **options) -> Callable:
     """
     def decorate(function: Callable) -> Callable:
         with _caching_into(CACHE_DIR):
-            return numba.njit(**{**OPTIONS, **options})(function)
+            dispatcher = numba.njit(**{**OPTIONS, **options})(function)
+        _load_damaged_as_missing(dispatcher)
+        return dispatcher
 
     return decorate if function is None else decorate(function)
 
+
+
+def _load_damaged_as_missing(dispatcher: Callable) -> None:
+    """Make a damaged cache file of ``dispatcher`` a cache miss: compiled again and saved over, with one line said.
+
+    Numba loads a cached function by unpickling its index and data files and lets any error through: a file
+    truncated (a full disk, a copy cut short) or garbled ended every run of the engine in a pickle traceback,
+    until the user found and deleted the folder. The function's index is removed, so saving the recompiled code
+    writes a fresh one (numba's save reads the index first, and a damaged one would fail there too). Unknown
+    numba internals leave the dispatcher as it is.
+    """
+    cache = getattr(dispatcher, "_cache", None)
+    load = getattr(cache, "load_overload", None)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    if load is None or index is None:
+        return
+
+    @functools.wraps(load)
+    def load_overload(signature: object, target_context: object) -> object:
+        try:
+            return load(signature, target_context)
+        except Exception as error:  # a damaged file fails in any of pickle's and numba's ways
+            Path(index).unlink(missing_ok=True)
+            sys.stderr.write(f"luna-balance: the numba cache of {dispatcher.__name__} in {Path(index).parent} could "
+                             f"not be read ({type(error).__name__}: {error}); compiling it again\n")
+            return None
+
+    cache.load_overload = load_overload
 
 
 def is_compiled(dispatcher: Callable) -> bool:
