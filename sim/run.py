@@ -47,6 +47,7 @@ from sim.dispatch import ordered_results
 from sim.engines import PlayChunk, check_engine, engine_function
 from sim.gamedata import GameData
 from sim.summary import StreamingSummary
+from sim.temporaries import create_held, release, remove_abandoned, temporary_for
 from sim.violation import InvariantError
 
 
@@ -251,22 +252,23 @@ def _refuse_holding_inputs(out: Path, inputs: Iterable[str | Path | None]) -> No
                                   "it: move the file out of it or choose another --out")
 
 
-def start_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> Path:
+def start_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> tuple[Path, int]:
     """Check that a run directory can be written at ``out`` (see :func:`check_output`) and create the temporary
-    one beside it.
+    one beside it, held (:mod:`sim.temporaries`; the descriptor is returned for ``release``), after removing those
+    of earlier processes at ``out`` that died.
 
     Runs before any game is played, so a bad ``out`` costs nothing and leaves nothing behind.
     """
     check_output(out, inputs)
-    temporary = out.with_name(f".{out.name}.partial-{os.getpid()}")
+    temporary = temporary_for(out)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
+        remove_abandoned(out)
         if temporary.exists():
             shutil.rmtree(temporary)
-        temporary.mkdir()
+        return temporary, create_held(temporary)
     except OSError as error:
         raise OutputPathError(f"{out}: cannot write a run directory there ({_why(error, out)})") from None
-    return temporary
 
 
 @contextlib.contextmanager
@@ -278,7 +280,7 @@ def output_directory(out: Path, inputs: Iterable[str | Path | None] = ()) -> Ite
     temporary directory it is given; on any error (or Ctrl-C) the temporary directory is removed and
     ``out`` is left as it was, so a command's result is all there or not there at all.
     """
-    temporary = start_output(out, inputs)
+    temporary, held = start_output(out, inputs)
     try:
         yield temporary
         replace_directory(temporary, out)
@@ -289,6 +291,7 @@ def output_directory(out: Path, inputs: Iterable[str | Path | None] = ()) -> Ite
     finally:
         if temporary.exists():
             shutil.rmtree(temporary, ignore_errors=True)
+        release(held)
 
 
 _ERRNO_DETAIL = re.compile(r"\[errno (\d+)\]")

@@ -58,3 +58,34 @@ def test_sigterm_during_a_study_says_what_was_kept(tmp_path):
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert done.stderr.startswith("luna-balance: interrupted; 0 of ") and "are finished and kept" in done.stderr
     assert not list((tmp_path / "s" / "runs").glob(".*partial-*"))
+
+
+def test_a_killed_run_s_temporary_directory_is_removed_by_the_next_run_at_its_out(tmp_path):
+    """kill -9 (or the OOM killer) leaves ``.OUT.partial-PID``; it stayed for good, as large as the run had grown."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LUNA_BALANCE_TEST_KILL_AT": "part-moving:1"}
+    command = [sys.executable, "-m", "sim.cli", "simulate", "--seats", "luna:5", "--games", "50", "--engine",
+               "reference", "--quiet"]
+    for out in ("a", "b"):
+        killed = subprocess.run([*command, "--out", out], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert sorted(path.name.split("-")[0] for path in tmp_path.iterdir()) == [".a.partial", ".b.partial"]
+    del env["LUNA_BALANCE_TEST_KILL_AT"]
+    done = subprocess.run([*command, "--out", "a"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    # the other --out's leftover is the next run at b's to remove
+    assert sorted(path.name.split("-")[0] for path in tmp_path.iterdir()) == [".b.partial", "a"]
+
+
+def test_a_live_run_s_temporary_directory_is_never_taken_for_abandoned(tmp_path):
+    from sim.temporaries import create_held, release, remove_abandoned
+
+    live, dead = tmp_path / ".run.partial-1", tmp_path / ".run.partial-2"
+    held = create_held(live)  # as a run in another process holds it while it plays
+    dead.mkdir()  # as a killed run left it: nobody holds it
+    try:
+        remove_abandoned(tmp_path / "run")
+        assert live.is_dir() and not dead.exists()
+    finally:
+        release(held)
+    remove_abandoned(tmp_path / "run")
+    assert not live.exists()
