@@ -232,6 +232,12 @@ def check_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> None:
     before it plays any."""
     if out.name in ("", ".."):  # "." or "/" or "..": the temporary sibling would have no name
         raise OutputPathError(f"{out}: name the run directory itself, e.g. {out / 'run'}")
+    try:  # arrow's writers take a path as UTF-8 and raise UnicodeEncodeError, naming no file, on any other
+        str(out.absolute()).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(out).decode("utf-8", "backslashreplace")  # the bytes that are not UTF-8 as \xNN
+        raise OutputPathError(f"{shown}: the path is not valid UTF-8, which the parquet files' writer needs; "
+                              "rename it") from None
     try:
         if out.is_dir():
             _refuse_foreign(out)

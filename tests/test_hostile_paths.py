@@ -5,6 +5,7 @@ The names say what each case used to do.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -109,3 +110,11 @@ def test_a_folder_of_other_things_beside_tables_is_still_refused(tmp_path, capsy
     (out / "notes.txt").write_text("mine")
     assert main(["runs-report", str(tmp_path / "nothing"), "--out", str(out)]) == 2
     assert "holds other files and no luna-balance report" in one_line(capsys)
+
+
+def test_an_out_path_that_is_not_utf8_named_no_file_and_left_a_folder(tmp_path, capsys):
+    parent = tmp_path / os.fsdecode(b"r\xe9sultats")  # a Latin-1 name, as an old file system may hold
+    assert main(["simulate", "--seats", "luna:5", "--games", "20", "--engine", "reference", "--out",
+                 str(parent / "run"), "--quiet"]) == 2
+    assert "the path is not valid UTF-8" in one_line(capsys)
+    assert list(tmp_path.iterdir()) == []
