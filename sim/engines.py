@@ -122,7 +122,7 @@ def _announced(data: GameData, config: GameConfig, count: int, check_invariants:
     Nothing is said when the compiled code is in numba's cache folder (a warm start), nor after the
     first notice of the process. Both numba entry points (a range of games, a list) come through here.
     """
-    from sim.fast._jit import is_compiled
+    from sim.fast._jit import UNCACHED, is_compiled
     from sim.fast.kernel import driver_for
     from sim.tables import needs_general_engine
 
@@ -137,14 +137,20 @@ def _announced(data: GameData, config: GameConfig, count: int, check_invariants:
     # each version is compiled on its own: a first Belt run after everyday runs compiles again, and says which
     version = (" (its version that checks invariants)" if check_invariants
                else " (its version for the Belt side and rule readings)" if general else "")
-    sys.stderr.write(f"luna-balance: compiling the numba engine for this machine{version}; this happens once and "
-                     "takes up to a minute ...\n")
+    uncached = UNCACHED["reason"]
+    if uncached:
+        sys.stderr.write(f"luna-balance: compiling the numba engine for this machine{version}, up to a minute; "
+                         f"{uncached}, so every run compiles it: set NUMBA_CACHE_DIR to a folder you can write\n")
+    else:
+        sys.stderr.write(f"luna-balance: compiling the numba engine for this machine{version}; this happens once "
+                         "and takes up to a minute ...\n")
     sys.stderr.flush()
     started = time.perf_counter()
     chunk = play()
     # the compile is most of the call: the first chunk's games take a fraction of a second more
+    later = "" if uncached else "; later runs load it from the cache at once"
     sys.stderr.write(f"luna-balance: compiled in {time.perf_counter() - started:.0f} s (with the first "
-                     f"{count:,} games); later runs load it from the cache at once\n")
+                     f"{count:,} games){later}\n")
     sys.stderr.flush()
     return chunk
 

@@ -351,3 +351,34 @@ def test_llvm_is_asked_to_keep_selects_and_inline_more_and_the_x86_option_only_o
     monkeypatch.setattr(_jit.platform, "machine", lambda: "aarch64")
     _jit._set_llvm_options()
     assert asked == ["-disable-cgp-select2branch", inline]
+
+
+def test_no_cache_folder_numba_may_write_compiles_without_a_cache_not_a_traceback(monkeypatch, capsys):
+    """A NUMBA_CACHE_DIR the user cannot write, or a read-only install whose user has no writable home (a container
+    run as another user): numba refused cache=True at import, and every command, even `report`, was a traceback."""
+    from numba.core import caching
+
+    import sim.fast.kernel  # noqa: F401 (the engine's kernels, decorated with their cache before the patch below)
+    from sim import engines
+    from sim.config import GameConfig, parse_seats
+    from sim.gamedata import load_game_data
+
+    monkeypatch.setattr(caching.CacheImpl, "_locator_classes", [])  # as when no folder can be written
+    monkeypatch.setattr(_jit, "UNCACHED", {"reason": ""}, raising=False)
+
+    @_jit.jit
+    def thrice(x):
+        return 3 * x
+
+    assert _jit.UNCACHED["reason"].startswith(f"no numba cache can be written in {_jit.CACHE_DIR}")
+    assert not _jit.is_compiled(thrice)
+    assert thrice(14) == 42 and _jit.is_compiled(thrice)
+    # the compile notice says every run compiles, not that later runs load the cache
+    monkeypatch.setattr(_jit, "is_compiled", lambda dispatcher: False)
+    monkeypatch.setitem(engines._compile_notice, "said", False)
+    monkeypatch.setitem(engines._compile_notice, "enabled", True)
+    capsys.readouterr()
+    engines.engine_function("numba")(load_game_data(), GameConfig(seats=parse_seats("luna:2")), 1, 0, 5, False)
+    notice = capsys.readouterr().err
+    assert "so every run compiles it: set NUMBA_CACHE_DIR to a folder you can write" in notice
+    assert "from the cache" not in notice and "happens once" not in notice

@@ -65,6 +65,7 @@ from pathlib import Path
 
 import llvmlite.binding
 import numba
+from numba.core.caching import NullCache
 from numba.misc.appdirs import AppDirs
 
 from sim.constants import COMPANIES
@@ -166,12 +167,26 @@ def jit(function: Callable | None = None, **options) -> Callable:
     """
     def decorate(function: Callable) -> Callable:
         with _caching_into(CACHE_DIR):
-            dispatcher = numba.njit(**{**OPTIONS, **options})(function)
+            try:
+                dispatcher = numba.njit(**{**OPTIONS, **options})(function)
+            except RuntimeError as error:  # numba found no folder it may write (see UNCACHED)
+                if "cannot cache" not in str(error):
+                    raise
+                UNCACHED["reason"] = f"no numba cache can be written in {CACHE_DIR} or numba's other places"
+                dispatcher = numba.njit(**{**OPTIONS, **options, "cache": False})(function)
         _load_damaged_as_missing(dispatcher)
         return dispatcher
 
     return decorate if function is None else decorate(function)
 
+
+
+#: Why the kernels are compiled without a cache ("" while they have one). Numba refuses ``cache=True`` with a
+#: ``RuntimeError`` at decoration, that is at import, when no folder it may write the cache in is found (a
+#: ``NUMBA_CACHE_DIR`` or a shared cache the user cannot write; a read-only install whose user has no writable
+#: home, as in a container): every command, even ``report``, ended in that traceback. The kernels are then
+#: compiled in every process instead, and the compile notice says so (:mod:`sim.engines`).
+UNCACHED = {"reason": ""}
 
 
 def _load_damaged_as_missing(dispatcher: Callable) -> None:
@@ -211,6 +226,8 @@ def is_compiled(dispatcher: Callable) -> bool:
     """
     if getattr(dispatcher, "signatures", None):
         return True
+    if isinstance(getattr(dispatcher, "_cache", None), NullCache):  # compiled without a cache (UNCACHED)
+        return False
     try:
         index = Path(dispatcher._cache._cache_file._index_path)
     except AttributeError:
