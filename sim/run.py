@@ -291,9 +291,13 @@ def output_directory(out: Path, inputs: Iterable[str | Path | None] = ()) -> Ite
         yield temporary
         replace_directory(temporary, out)
     except OSError as error:
-        if error.filename:
+        if not error.filename:
+            raise os_error_naming(error, out) from error
+        inside = Path(os.fsdecode(error.filename))
+        if temporary not in inside.parents:
             raise
-        raise os_error_naming(error, out) from error
+        # a file of the temporary directory, which is removed below: name its place in ``out`` instead
+        raise OSError(error.errno, error.strerror, str(out / inside.relative_to(temporary))) from error
     finally:
         if temporary.exists():
             shutil.rmtree(temporary, ignore_errors=True)

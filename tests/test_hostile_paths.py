@@ -118,3 +118,16 @@ def test_an_out_path_that_is_not_utf8_named_no_file_and_left_a_folder(tmp_path, 
                  str(parent / "run"), "--quiet"]) == 2
     assert "the path is not valid UTF-8" in one_line(capsys)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_write_named_the_temporary_directory_that_is_removed(tmp_path):
+    """`sensitivity` or `tune` over a file-size limit said `.sens.partial-7814/figures/tornado.png: File too large`,
+    a folder gone by the time the line was read; simulate named its --out."""
+    from sim.run import output_directory
+
+    out = tmp_path / "sens"
+    with pytest.raises(OSError) as failed, output_directory(out) as temporary:
+        (temporary / "figures").mkdir()
+        raise OSError(27, "File too large", str(temporary / "figures" / "tornado.png"))
+    assert failed.value.filename == str(out / "figures" / "tornado.png") and failed.value.strerror == "File too large"
+    assert list(tmp_path.iterdir()) == []
