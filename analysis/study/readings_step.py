@@ -9,6 +9,7 @@ play it again, as a stale part is.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -40,10 +41,27 @@ def expected_settings(plan: StudyPlan, data: GameData) -> dict[str, Any]:
             "start_bonus": plan.start_bonus, "board": plan.board, "data_digest": data.digest}
 
 
+#: The key of ``settings.json`` that holds the SHA-256 of the ``readings.csv`` written with it. A CSV has no
+#: footer that tells a file cut short (parquet has): a table truncated or edited after it was written was kept
+#: by a rerun and drawn as complete, a cut row as a row of blanks.
+TABLE_DIGEST = "table_sha256"
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
 def readings_are_finished(study_dir: Path, plan: StudyPlan, data: GameData) -> bool:
-    """Whether ``readings/`` holds the table of exactly these settings."""
+    """Whether ``readings/`` holds the table of exactly these settings, as it was written."""
     stored = read_json(study_dir / READINGS_DIR / "settings.json")
-    return stored == expected_settings(plan, data) and (study_dir / READINGS_DIR / "readings.csv").is_file()
+    if not isinstance(stored, dict):
+        return False
+    digest = stored.pop(TABLE_DIGEST, None)  # settings written before the digest: the table as it is
+    table = study_dir / READINGS_DIR / "readings.csv"
+    return stored == expected_settings(plan, data) and table.is_file() and digest in (None, _digest(table))
 
 
 def run_readings(study_dir: Path, plan: StudyPlan, data: GameData, engine: str,
@@ -54,8 +72,10 @@ def run_readings(study_dir: Path, plan: StudyPlan, data: GameData, engine: str,
     table = compare_readings(data, plan.levels, plan.readings_games, plan.seed, (), engine, plan.rounds,
                              plan.start_bonus, progress, plan.board)
     folder = study_dir / READINGS_DIR
-    atomic_write(folder / "readings.csv", table.to_csv(index=False, lineterminator="\n"))
-    atomic_write(folder / "settings.json", json.dumps(expected_settings(plan, data), indent=2) + "\n")
+    text = table.to_csv(index=False, lineterminator="\n")
+    atomic_write(folder / "readings.csv", text)
+    settings = {**expected_settings(plan, data), TABLE_DIGEST: hashlib.sha256(text.encode()).hexdigest()}
+    atomic_write(folder / "settings.json", json.dumps(settings, indent=2) + "\n")
     return True
 
 
@@ -80,6 +100,11 @@ def add_readings_section(study_dir: str | Path, plan: StudyPlan, tables: dict[st
     if not path.is_file():
         raise StudyError(f"{study_dir}: the rule-readings comparison is not finished; rerun: "
                          f"{rerun_command(plan, study_dir, 'luna-balance study --readings ...')}")
+    stored = read_json(Path(study_dir) / READINGS_DIR / "settings.json")
+    digest = stored.get(TABLE_DIGEST) if isinstance(stored, dict) else None
+    if digest is not None and digest != _digest(path):
+        raise StudyError(f"{path}: changed since the study wrote it (cut short or edited); rerun the study to play "
+                         f"the comparison again: {rerun_command(plan, study_dir, 'luna-balance study --readings ...')}")
     table = pd.read_csv(path)
     tables["readings_score"] = summary_table(table)
     tables["readings"] = table
