@@ -259,6 +259,10 @@ def load_run(run_dir: PathLike) -> RunData:
     name = directory.resolve().name
     seats_path = directory / SEATS_FILE
     if not seats_path.is_file():
+        if (read_manifest(directory).get("config") or {}).get("aggregate_only"):
+            raise ValueError(f"{directory}: an --aggregate-only run keeps no per-game rows ({SEATS_FILE}); its "
+                             "summary is aggregate.parquet and histograms.parquet (play it again without "
+                             "--aggregate-only to report on it)")
         raise ValueError(f"{seats_path}: file not found (every run directory needs {SEATS_FILE})")
     seats = _read_parquet(seats_path, SEATS_REQUIRED)
     _check_seats(seats, seats_path)

@@ -75,6 +75,17 @@ def test_missing_directory_and_seats_file(tmp_path):
         load_runs([])
 
 
+def test_an_aggregate_only_run_is_named_as_such(tmp_path):
+    """Regression: runs-report of an --aggregate-only run said only that it needs seats.parquet."""
+    from sim.cli import main
+
+    run = tmp_path / "agg"
+    assert main(["simulate", "--seats", "luna:5", "--games", "5", "--engine", "reference", "--aggregate-only",
+                 "--out", str(run), "--quiet"]) == 0
+    with pytest.raises(ValueError, match=r"agg: an --aggregate-only run keeps no per-game rows \(seats\.parquet\)"):
+        load_run(run)
+
+
 def test_missing_column_is_named(make_run):
     run = make_run("broken", ["luna:2"], games=2)
     seats = pd.read_parquet(run / "seats.parquet").drop(columns=["score_minerva", "won"])
