@@ -39,31 +39,24 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
-from pydantic import Field, field_validator, model_validator
 
+from sim.campaigndata import CAMPAIGN_FILE, MAX_CHAPTERS, CampaignData
 from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat, check_seed, parse_seat
 from sim.constants import (
-    DATA_DIR,
     DEFAULT_BOARD,
     DEFAULT_CALIBRATION_GAMES,
     LEVELS,
     MAX_LEVEL,
-    MAX_SEATS,
     MIN_LEVEL,
     ROUNDS,
 )
 from sim.engines import engine_function, listed_function
-from sim.gamedata import DataError, GameData, merge_overlay, read_toml, validate_data
+from sim.gamedata import GameData, campaign_with_overlay, read_toml, validate_data
 from sim.rng import MASK64, mix64
-from sim.strict import Strict
 
-CAMPAIGN_FILE = DATA_DIR / "campaign.toml"
-#: Game numbers reserved per campaign: chapter ``c`` of campaign ``i`` is game ``i * MAX_CHAPTERS + c``.
-MAX_CHAPTERS = 64
 #: Salts of the derived seeds, so campaign and calibration games never coincide with ``simulate`` games.
 CAMPAIGN_SALT = 0x43414D504149474E  # "CAMPAIGN"
 CALIBRATION_SALT = 0x544F57415244  # "TOWARD"
@@ -72,43 +65,6 @@ NONE, LOWER, KEEP, RAISE, JUMP = range(len(CHOICES))
 
 
 # ---------------------------------------------------------------- data
-
-class CampaignLuna(Strict):
-    """Luna's fixed campaign rules (rulebook facts)."""
-
-    note: str
-    bonus_marker_sp: int = Field(ge=0)
-    lowered_sp: int = Field(ge=0)
-    kept_after_loss_sp: int = Field(ge=0)
-    start_level_solo: int = Field(ge=MIN_LEVEL, le=MAX_LEVEL)
-    start_level_group: int = Field(ge=MIN_LEVEL, le=MAX_LEVEL)
-
-
-class CampaignData(Strict):
-    """``sim/data/campaign.toml``: the modelled scoring of a chapter and Luna's fixed bonuses."""
-
-    note: str
-    chapters: int = Field(ge=1, le=MAX_CHAPTERS)
-    sp_by_rank: tuple[int, ...]
-    bonus_marker_sp: int = Field(ge=0)
-    bonus_marker_min: int = Field(ge=0)
-    luna: CampaignLuna
-
-    @field_validator("sp_by_rank")
-    @classmethod
-    def _one_per_rank(cls, values: tuple[int, ...]) -> tuple[int, ...]:
-        if len(values) != MAX_SEATS:
-            raise ValueError(f"needs one value per rank 1-{MAX_SEATS}, got {len(values)}")
-        if any(value < 0 for value in values) or any(a < b for a, b in pairwise(values)):
-            raise ValueError(f"must be non-negative and never rise with the rank, got {list(values)}")
-        return values
-
-    @model_validator(mode="after")
-    def _provenance(self) -> CampaignData:
-        if not self.note.startswith("modelled"):
-            raise ValueError("note: a modelled table's note starts with 'modelled:'")
-        return self
-
 
 def load_campaign_data(overlay: str | Path | None = None, path: Path = CAMPAIGN_FILE) -> CampaignData:
     """Read and validate ``campaign.toml``, then merge an overlay's ``[campaign]`` table over it.
@@ -121,16 +77,6 @@ def load_campaign_data(overlay: str | Path | None = None, path: Path = CAMPAIGN_
     if overlay is None:
         return validate_data(CampaignData, read_toml(path), path)
     return campaign_with_overlay(read_toml(Path(overlay)).get("campaign", {}), Path(overlay), path)
-
-
-def campaign_with_overlay(table: object, overlay_path: str | Path, path: Path = CAMPAIGN_FILE) -> CampaignData:
-    """The shipped campaign rules with an overlay's ``[campaign]`` ``table`` merged over them, validated; every
-    overlay load checks it this way, so a broken table is refused by ``simulate`` as by ``campaign``."""
-    raw = read_toml(path)
-    validate_data(CampaignData, raw, path)
-    if not isinstance(table, dict):
-        raise DataError([f"{overlay_path}: campaign: must be a table"])
-    return validate_data(CampaignData, merge_overlay(raw, table, "campaign."), overlay_path, "campaign.")
 
 
 # ---------------------------------------------------------------- options

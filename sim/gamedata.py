@@ -34,6 +34,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from sim.beltdata import BeltData
+from sim.campaigndata import CAMPAIGN_FILE, CampaignData
 from sim.constants import (
     BONUS_COLUMNS,
     BONUS_ROWS,
@@ -56,8 +57,8 @@ COMPANY_SELECTIONS = ("most_valuable", "two_most_valuable", "second_most_valuabl
                       "lead_biggest_margin", "two_biggest_leads", "all_four")
 LEVEL_KEYS = tuple(str(level) for level in LEVELS)  # the levels as TOML table keys
 #: The data tables an overlay may hold (besides ``name`` and ``description``); ``campaign`` is read by
-#: sim.campaign.load_campaign_data (and checked here), the others here. Whoever copies an overlay's data copies
-#: all of them.
+#: sim.campaign.load_campaign_data (and checked here, :func:`campaign_with_overlay`), the others here. Whoever
+#: copies an overlay's data copies all of them.
 OVERLAY_TABLES = ("luna", "moon", "players", "campaign", "belt")
 
 
@@ -424,6 +425,16 @@ def merge_overlay(base: Any, overlay: Any, where: str = "", new_ids: bool = Fals
     return copy.deepcopy(overlay)
 
 
+def campaign_with_overlay(table: object, overlay_path: str | Path, path: Path = CAMPAIGN_FILE) -> CampaignData:
+    """The shipped campaign rules with an overlay's ``[campaign]`` ``table`` merged over them, validated; every
+    overlay load checks it this way, so a broken table is refused by ``simulate`` as by ``campaign``."""
+    raw = read_toml(path)
+    validate_data(CampaignData, raw, path)
+    if not isinstance(table, dict):
+        raise DataError([f"{overlay_path}: campaign: must be a table"])
+    return validate_data(CampaignData, merge_overlay(raw, table, "campaign."), overlay_path, "campaign.")
+
+
 def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_dir: Path = DATA_DIR,
                    label: str | None = None) -> GameData:
     """Read and validate the shipped data, then apply an overlay if one is given.
@@ -479,8 +490,6 @@ def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_d
         players = validate_data(PlayerData, players_raw, overlay_path, "players.")
         belt = validate_data(BeltData, belt_raw, overlay_path, "belt.")
         if "campaign" in raw:  # played only by `campaign`, but a broken table is bad input to every command
-            from sim.campaign import campaign_with_overlay  # sim.campaign imports this module
-
             campaign_with_overlay(raw["campaign"], overlay_path)
         sources.append(str(overlay_path))
         fields = frozenset(_dotted_paths({key: raw[key] for key in ("luna", "moon", "players", "belt") if key in raw}))
