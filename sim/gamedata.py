@@ -435,6 +435,15 @@ def campaign_with_overlay(table: object, overlay_path: str | Path, path: Path = 
     return validate_data(CampaignData, merge_overlay(raw, table, "campaign."), overlay_path, "campaign.")
 
 
+def _check_belt_setup(moon: MoonData, belt: BeltData, path: Path | str, prefix: str) -> None:
+    """The Belt's setup outposts come from the Moon's stations (the same outpost columns, ``sim/beltdata.py``):
+    refuse more per company than a station holds, as ``MoonData`` refuses it for the Moon's own setup."""
+    outposts = moon.stations.columns * len(moon.stations.coin_icons)
+    if belt.stations.setup_outposts > outposts:
+        raise DataError([f"{path}: {prefix}stations.setup_outposts: {belt.stations.setup_outposts} per company, but "
+                         f"a station holds {outposts} outposts (moon.stations: columns x coin_icons)"])
+
+
 def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_dir: Path = DATA_DIR,
                    label: str | None = None) -> GameData:
     """Read and validate the shipped data, then apply an overlay if one is given.
@@ -466,6 +475,7 @@ def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_d
     belt_path = data_dir / "belt.toml"
     belt_raw = read_toml(belt_path)
     belt = validate_data(BeltData, belt_raw, belt_path)
+    _check_belt_setup(moon, belt, belt_path, "")
     sources = [str(luna_path), str(moon_path), str(players_dir), str(belt_path)]
     if overlay is not None:
         if isinstance(overlay, Mapping):
@@ -489,6 +499,7 @@ def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_d
         moon = validate_data(MoonData, moon_raw, overlay_path, "moon.")
         players = validate_data(PlayerData, players_raw, overlay_path, "players.")
         belt = validate_data(BeltData, belt_raw, overlay_path, "belt.")
+        _check_belt_setup(moon, belt, overlay_path, "belt.")
         if "campaign" in raw:  # played only by `campaign`, but a broken table is bad input to every command
             campaign_with_overlay(raw["campaign"], overlay_path)
         sources.append(str(overlay_path))

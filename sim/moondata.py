@@ -159,6 +159,12 @@ class MoonData(_Strict):
         count = self.sectors.rows * self.sectors.columns
         if set(self.stations.touches) != companies:
             raise ValueError(f"stations.touches must name exactly the companies {self.companies}")
+        outposts = self.stations.columns * len(self.stations.coin_icons)
+        if self.stations.setup_outposts > outposts:
+            # a station cannot give more outposts than its home spaces hold (the engines would push a vacancy
+            # count past its column and leave the company more than its outposts on the board)
+            raise ValueError(f"stations.setup_outposts: {self.stations.setup_outposts} per company, but a station "
+                             f"holds {outposts} outposts (columns x coin_icons)")
         setup: dict[int, str] = {}  # each company's setup outposts go on its lowest touched sectors
         for company, sectors in self.stations.touches.items():
             if not sectors or any(not 1 <= s <= count for s in sectors):

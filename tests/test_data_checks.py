@@ -76,6 +76,14 @@ REFUSED = [
                  "moon.stations.touches.astrogo: sectors must be within 1-24", id="station-off-board"),
     pytest.param({"moon": {"stations": {"setup_outposts": 3}}},
                  "moon.stations.touches.astrogo: fewer touched sectors than setup outposts", id="setup-too-many"),
+    # more setup outposts than a station holds: both engines played on with a vacancy count past its column
+    # (found by a differential soak; --check-invariants stopped game 0 at setup, a plain run exited 0)
+    pytest.param({"moon": {"stations": {"columns": 1, "coin_icons": [2], "setup_outposts": 2}}},
+                 "moon.stations.setup_outposts: 2 per company, but a station holds 1 outposts (columns x coin_icons)",
+                 id="setup-more-than-a-station-holds"),
+    pytest.param({"moon": {"stations": {"columns": 1, "coin_icons": [2]}}, "belt": {"stations": {"setup_outposts": 2}}},
+                 "belt.stations.setup_outposts: 2 per company, but a station holds 1 outposts (moon.stations: "
+                 "columns x coin_icons)", id="belt-setup-more-than-a-station-holds"),
     pytest.param({"moon": {"starting_tokens": {"tokens": [{"company": "luna", "steps": 1}]}}},
                  "moon.starting_tokens.tokens.0.company: unknown company 'luna'", id="token-company"),
     # helium and company at once, or a company without steps: the engines read a token as one or the other
@@ -192,6 +200,10 @@ def test_overlay_a_check_refuses_is_one_line_naming_the_field(overlay, problem):
 ACCEPTED = [
     pytest.param({"moon": {"stations": {"setup_outposts": 2}}}, "moon.stations.setup_outposts", 2,
                  id="moon-setup-as-many-as-touched"),
+    # every outpost of a station placed at setup, on both boards
+    pytest.param({"moon": {"stations": {"columns": 1, "coin_icons": [1, 2], "setup_outposts": 2}},
+                  "belt": {"stations": {"setup_outposts": 2}}}, "moon.stations.setup_outposts", 2,
+                 id="setup-every-outpost-of-a-station"),
     pytest.param({"moon": {"tracks": {"sides": [{"id": "A1", "barriers": [
         {"after": 3, "price": 3}, {"after": 14, "price": 5}]}]}}}, "moon.tracks.sides.0.barriers.1.after", 14,
                  id="gap-before-the-last-space"),
