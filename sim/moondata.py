@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from sim.constants import COMPANIES
+from sim.constants import BONUS_COLUMNS, COMPANIES, MAJORITY_TYPES
 from sim.strict import Count
 from sim.strict import Strict as _Strict
 
@@ -103,6 +103,16 @@ class Research(_Strict):
 class BonusSpaces(_Strict):
     note: str
     majority_row: list[Literal["titanium", "carbon", "energy", "minerals"]]
+
+    @model_validator(mode="after")
+    def _fixed_order(self) -> BonusSpaces:
+        # Both engines index the top row's spaces by majority type (sim/reference/players.py, player_bonus), so
+        # another order or length would be accepted and silently played as this one.
+        row = list(MAJORITY_TYPES[:BONUS_COLUMNS])
+        if self.majority_row != row:
+            raise ValueError(f"majority_row: must be {row} in this order (the engines place a majority bonus "
+                             f"marker by type), got {self.majority_row}")
+        return self
 
 
 class StartingToken(_Strict):

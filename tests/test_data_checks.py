@@ -92,6 +92,15 @@ REFUSED = [
                    id=f"token-{name}")
       for name, token in [("both", {"helium": 1, "company": "astrogo", "steps": 1}),
                           ("no-steps", {"company": "astrogo"}), ("nothing", {})]],
+    # the engines place majority markers by type index and never read this row: another order (or length) was
+    # accepted and played as the shipped one (found by a differential soak)
+    pytest.param({"moon": {"bonus_spaces": {"majority_row": ["minerals", "energy", "carbon", "titanium"]}}},
+                 "moon.bonus_spaces.majority_row: must be ['titanium', 'carbon', 'energy', 'minerals'] in this order "
+                 "(the engines place a majority bonus marker by type), got ['minerals', 'energy', 'carbon', "
+                 "'titanium']", id="majority-row-order"),
+    pytest.param({"moon": {"bonus_spaces": {"majority_row": []}}},
+                 "moon.bonus_spaces.majority_row: must be ['titanium', 'carbon', 'energy', 'minerals'] in this order "
+                 "(the engines place a majority bonus marker by type), got []", id="majority-row-empty"),
     pytest.param({"moon": {"action_cards": {"cards": [{"id": 1, "share": "luna"}]}}},
                  "moon.action_cards.cards.0.share: unknown company 'luna'", id="action-card-share"),
     pytest.param({"moon": {"tracks": {"sides": [{"id": "A1", "thresholds": [
