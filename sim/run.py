@@ -150,7 +150,8 @@ def _disk_array(name: str, values: np.ndarray, scratch: Int32Scratch | None = No
 
     narrow = np.empty(values.size, np.int32) if scratch is None else scratch.take(values.size)
     if not narrow_to_int32(values, narrow):
-        raise OverflowError(f"{name}: a value beyond the int32 range of the output files")
+        raise OverflowError(f"{name}: a value beyond the int32 range of the output files (the data let a game's "
+                            "sums grow this large; --aggregate-only keeps them in int64)")
     return arrow.numeric(narrow)
 
 

@@ -9,8 +9,10 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 #: The largest whole number any data or target file may give (either sign). Every value of the game is far
-#: below it, and a game's sums of such values (its scores, CrypCoin, SP) stay within the int32 columns of the
-#: output files and the engines' int64 arithmetic; a larger one is a typo, refused with its field's path.
+#: below it, and a larger one is a typo, refused with its field's path. A game's sums of such values (scores,
+#: CrypCoin, SP) stay within the engines' int64 arithmetic; extreme data (a million steps a round, a million
+#: CrypCoin a step) can carry them past the int32 columns of the per-game files, which then refuse the run in
+#: one line naming the column (sim/run.py), while --aggregate-only writes them (its counts are int64).
 MAX_DATA_INTEGER = 1_000_000
 #: A whole number of things (steps, resources, markers): never negative.
 Count = Annotated[int, Field(ge=0)]
