@@ -95,8 +95,8 @@ SIM_DIR = PACKAGE_DIR.parent
 # checks that importing sim.fast loads no other sim module).
 KERNEL_SOURCES: tuple[Path, ...] = (
     *sorted(PACKAGE_DIR.glob("*.py")),
-    *(SIM_DIR / name for name in ("beltdata.py", "columns.py", "config.py", "constants.py", "gamedata.py",
-                                   "moondata.py", "playerdata.py", "rng.py", "strict.py", "tables.py",
+    *(SIM_DIR / name for name in ("beltdata.py", "campaigndata.py", "columns.py", "config.py", "constants.py",
+                                   "gamedata.py", "moondata.py", "playerdata.py", "rng.py", "strict.py", "tables.py",
                                    "violation.py")),
 )
 CACHE_PREFIX = "luna-balance-"
