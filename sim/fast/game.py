@@ -268,12 +268,12 @@ def play_round(t, st, detail, general):
             plan_player(t, st, seat)
     for k in range(t.n_luna):
         seat = t.luna_seats[k]
-        if detail:
+        if detail:  # round 1's row counts from setup on (a starting token can bring in a grade-2 card)
+            first = rnd == 1
             st.round_start[seat, 0] = st.pile_len[seat, DECK]
-            if rnd == 1:  # what no earlier row counts: from setup on (a starting token can bring in grade-2 cards)
-                st.round_start[seat, 1] = 0
-                st.round_start[seat, 2] = 0
-                st.round_start[seat, 3] = 0
+            st.round_start[seat, 1] = 0 if first else st.reshuffles[seat]
+            st.round_start[seat, 2] = 0 if first else st.grade2_by_reshuffle[seat]
+            st.round_start[seat, 3] = 0 if first else st.grade2_by_token[seat]
         plan_luna(t, st, seat, general)
     if detail:
         for k in range(t.n_luna):
@@ -298,9 +298,6 @@ def play_round(t, st, detail, general):
             row[R_GRADE2] = by_reshuffle + by_token
             row[R_GRADE2_RESHUFFLE] = by_reshuffle
             row[R_GRADE2_TOKEN] = by_token
-            st.round_start[seat, 1] = st.reshuffles[seat]  # the next round's row counts from here
-            st.round_start[seat, 2] = st.grade2_by_reshuffle[seat]
-            st.round_start[seat, 3] = st.grade2_by_token[seat]
             row[R_HELIUM] = st.helium[seat]
             row[R_RESEARCH] = st.research[seat]
             row[R_CASH] = st.cash[seat]

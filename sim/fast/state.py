@@ -186,7 +186,7 @@ SCRATCH_FIELDS = [
     ("aims", np.int64, (MAX_SEATS, N_SLOTS, 3),
      "per planned action: (card, -1, 0), (row, space, generation) or (-1, -1, 0)"),
     ("round_start", np.int64, (MAX_SEATS, 4),
-     "detail: deck size at round start; reshuffles and grade-2 counters already in earlier rows"),
+     "detail: deck size, reshuffles, grade-2 counters at round start (the counters 0 in round 1: from setup on)"),
     ("round_rows", np.int64, (MAX_SEATS, MAX_ROUNDS, len(ROUND_NUMERIC)), "detail: k-th Luna seat, round, column"),
     ("result", np.int64, (MAX_SEATS, len(SEAT_INT_COLUMNS)), "the game's per-seat output row"),
     ("won", np.float64, (MAX_SEATS,), "the game's win shares"),

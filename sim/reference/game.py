@@ -208,11 +208,10 @@ def play_round(rules: Rules, state: GameState, rngs: list[Stream],
     starts = {}
     for seat in rules.config.luna_seats:
         luna = state.seats[seat].luna
-        # a round's row counts what no earlier row has: round 1's includes the grade-2 cards a starting research
-        # token brought in at setup, so the rows add up to the game's totals
-        earlier = records[seat] if records is not None else []
-        starts[seat] = (len(luna.deck), sum(row.reshuffles for row in earlier),
-                        sum(row.grade2_by_reshuffle for row in earlier), sum(row.grade2_by_token for row in earlier))
+        # round 1's row counts from setup on, so it includes the grade-2 cards a starting research token brought in
+        # and the rows add up to the game's totals (nothing enters between rounds: only draws and markers do)
+        counted = (0, 0, 0) if state.round == 1 else (luna.reshuffles, luna.grade2_by_reshuffle, luna.grade2_by_token)
+        starts[seat] = (len(luna.deck), *counted)
         plan_luna(rules, state, seat, rngs[seat])
     if records is not None:
         for seat in rules.config.luna_seats:
