@@ -165,7 +165,7 @@ def report_tables(data: RunData) -> dict[str, pd.DataFrame]:
         data the runs lack (per-round records, opponents, variants, interaction counters) are
         left out.
     """
-    luna = data.luna
+    luna = data.seats.loc[data.seats["kind"] == LUNA, ["variant", "opponents"]]  # not every column: a copy
     keys = [*varying_keys(luna, ["variant", "opponents"]), "level"]
     tables: dict[str, pd.DataFrame] = {"runs": run_overview(data)}
     tables["score_summary"] = stats.score_summary(data.seats, by=keys)
@@ -204,7 +204,12 @@ def without_mixed_duels(seats: pd.DataFrame) -> pd.DataFrame:
     """
     if "opponents" not in seats.columns:
         return seats
-    return seats[~seats["opponents"].str.contains("luna", regex=False)]
+    return _rows(seats, ~seats["opponents"].str.contains("luna", regex=False))
+
+
+def _rows(frame: pd.DataFrame, mask: pd.Series) -> pd.DataFrame:
+    """``frame[mask]``, and ``frame`` itself when every row is kept (a selection copies every column)."""
+    return frame if mask.all() else frame[mask]
 
 
 def figure_slice(frame: pd.DataFrame) -> pd.DataFrame:
@@ -214,9 +219,10 @@ def figure_slice(frame: pd.DataFrame) -> pd.DataFrame:
     tables keep every group.
     """
     if "variant" in frame.columns and (frame["variant"] == BASE_VARIANT).any():
-        frame = frame[frame["variant"] == BASE_VARIANT]
+        frame = _rows(frame, frame["variant"] == BASE_VARIANT)
     if "opponents" in frame.columns and frame["opponents"].nunique() > 1:
         counts = frame["opponents"].value_counts()
+        counts = counts[counts > 0]  # a categorical column counts every category, the ones filtered out too
         chosen = "" if "" in counts.index else counts.index[0]
         frame = frame[frame["opponents"] == chosen]
     return frame
@@ -268,7 +274,7 @@ def build_figures(data: RunData) -> dict[str, Figure]:
     seats = figure_slice(data.seats)
     luna = seats[seats["kind"] == LUNA]
     is_base = data.seats["variant"] == BASE_VARIANT
-    base = without_mixed_duels(data.seats[is_base] if is_base.any() else data.seats)
+    base = without_mixed_duels(_rows(data.seats, is_base) if is_base.any() else data.seats)
     rounds = figure_slice(data.rounds) if not data.rounds.empty else None
     figures = standard_figures(
         scores=luna, categories=stats.score_summary(luna, by="level"),

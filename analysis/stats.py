@@ -24,6 +24,7 @@ from analysis._frames import (
     finish,
     game_keys,
     grouped,
+    kind_columns,
     require_columns,
     seats_per_game,
     select_kind,
@@ -133,8 +134,8 @@ def score_summary(
     """
     keys = as_keys(by)
     metrics = as_keys(metrics)  # one name alone, as for by (list("score_total") would be its letters)
-    data = select_kind(seats, kind)
-    require_columns(data, [*keys, *metrics], "score_summary")
+    require_columns(seats, [*keys, *metrics], "score_summary")
+    data = kind_columns(seats, kind, [*keys, *metrics])
     grouping, _ = grouped(data, keys)
     values = grouping[metrics]
     parts = {
@@ -367,8 +368,9 @@ def level_ladder(
     if "level" in keys:
         raise ValueError("level_ladder: 'level' is always a key; do not pass it in by")
     require_columns(seats, [*keys, "game", "seat", "level", "won", metric], "level_ladder")
-    data = select_kind(seats.assign(_contested=seats_per_game(seats) >= 2), kind)
-    match_keys = game_keys(data)
+    match_keys = game_keys(seats)
+    data = kind_columns(seats.assign(_contested=seats_per_game(seats) >= 2), kind,
+                        [*keys, *match_keys, "seat", "level", "won", metric, "_contested"])
     rows: list[dict[str, Any]] = []
     grouping, group_names = grouped(data, keys)
     for group_value, group in grouping:

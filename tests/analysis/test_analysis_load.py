@@ -159,3 +159,26 @@ def test_a_run_played_with_an_overlay_is_its_own_variant(tmp_path, overlay_name,
     assert dict(data.seats.drop_duplicates("run")[["run", "variant"]].to_numpy().tolist()) == {
         "base": "base", "late": variant}
     assert set(stats.variant_differences(data)["variant"]) == {variant}
+
+
+def test_text_columns_load_as_categoricals_with_sorted_categories(make_run):
+    # millions of rows repeat a handful of values; sorted categories group and sort as the text would
+    runs = [make_run("b_run", ["scripted:tank", "luna:2"], games=3), make_run("a_run", ["luna:4"], games=2,
+                                                                               variant="cheap")]
+    data = load_runs(runs)
+    for column in ("run", "variant", "seats", "opponents", "kind", "profile"):
+        dtype = data.seats[column].dtype
+        assert isinstance(dtype, pd.CategoricalDtype), column
+        assert list(dtype.categories) == sorted(dtype.categories), column
+    assert list(data.seats["run"].cat.categories) == ["a_run", "b_run"]  # the union of the runs' values
+    assert isinstance(data.rounds["card_a"].dtype, pd.CategoricalDtype)
+    assert data.seats.groupby("run").size().to_dict() == {"a_run": 2, "b_run": 6}
+
+
+def test_rows_written_out_of_order_are_sorted(make_run):
+    run = make_run("shuffled", ["scripted:tank", "luna:2"], games=4)
+    seats = pd.read_parquet(run / "seats.parquet")
+    seats.iloc[::-1].to_parquet(run / "seats.parquet")
+    loaded = load_run(run).seats
+    assert loaded[["game", "seat"]].to_numpy().tolist() == [[game, seat] for game in range(4) for seat in range(2)]
+    assert loaded.index.tolist() == list(range(8))

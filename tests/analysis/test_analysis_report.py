@@ -252,3 +252,14 @@ def test_table_headings_write_acronyms_as_such():
 
     assert [_caption(name) for name in ("sp_distribution", "grade2_by_round", "score_summary")] == [
         "SP distribution", "Grade-2 by round", "Score summary"]
+
+
+def test_figure_slice_ignores_opponents_only_another_variant_has(make_run):
+    # regression: with categorical columns, value_counts listed Luna alone ("") with a count of 0 once the other
+    # variant's rows were filtered out, and the figures were drawn from no rows at all
+    runs = [make_run("vs_tank", ["scripted:tank", "luna:2"], games=4),
+            make_run("vs_passive", ["scripted:passive", "luna:2"], games=3),
+            make_run("solo_cheap", ["luna:2"], games=5, variant="cheap")]
+    shown = report.figure_slice(load_runs(runs).seats)
+    assert set(shown["opponents"]) == {"tank"}
+    assert len(shown) == 8
