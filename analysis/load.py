@@ -333,7 +333,9 @@ def load_run(run_dir: PathLike) -> RunData:
     if rounds_path.is_file():
         rounds = _read_parquet(rounds_path, ROUNDS_REQUIRED).drop(columns="level", errors="ignore")
         levels = seats.loc[seats["kind"] == LUNA, ["game", "seat", "level"]]
-        rounds = rounds.merge(levels, on=["game", "seat"], how="left", validate="many_to_one")
+        # the keys alone merged (a left merge keeps their order): a merge of the whole frame copies every column
+        rounds["level"] = rounds[["game", "seat"]].merge(levels, on=["game", "seat"], how="left",
+                                                         validate="many_to_one")["level"].to_numpy()
         orphans = int(rounds["level"].isna().sum())
         if orphans:
             raise ValueError(f"{rounds_path}: {orphans} row(s) have no matching Luna seat in {SEATS_FILE}")
