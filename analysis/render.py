@@ -33,6 +33,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.drawing import DrawingHelper, figure_files
+from analysis.folder_lock import LOCK_FILE, TEMPORARY_SUFFIX, is_lock_or_temporary
 from sim.crashpoints import crash_point
 from sim.run import os_error_naming
 
@@ -94,7 +95,6 @@ class ReportFiles:
 # Writing files
 
 
-TEMPORARY_SUFFIX = ".tmp"  # atomic_write's temporary files: ".<name>.<random>.tmp" beside the destination
 
 
 def atomic_write(path: str | Path, content: bytes | str) -> Path:
@@ -314,7 +314,7 @@ def is_report_folder(folder: Path) -> bool:
 
 
 def _is_temporary(path: Path) -> bool:
-    return path.name.startswith(".") and path.name.endswith(TEMPORARY_SUFFIX)
+    return is_lock_or_temporary(path.name) and path.name != LOCK_FILE
 
 
 def _is_stopped_report(folder: Path) -> bool:
@@ -322,7 +322,8 @@ def _is_stopped_report(folder: Path) -> bool:
     written first) and :func:`atomic_write`'s temporaries: a report stopped by a full disk, a kill or Ctrl-C after it
     removed the earlier pages and before it wrote ``report.html``, which the same command must be able to complete."""
     try:
-        entries = [entry for entry in folder.iterdir() if not _is_temporary(entry) and entry.name != "report.md"]
+        entries = [entry for entry in folder.iterdir() if not is_lock_or_temporary(entry.name)
+                   and entry.name != "report.md"]
         return bool(entries) and all(
             entry.name in REPORT_FOLDERS and entry.is_dir()
             and all(_is_temporary(item) or (item.is_file() and item.suffix in REPORT_FOLDERS[entry.name])

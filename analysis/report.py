@@ -9,6 +9,7 @@ Markdown, HTML) is :mod:`analysis.render`'s job; its public names are importable
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import ExitStack
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +17,7 @@ from matplotlib.figure import Figure
 
 from analysis import deck, plots, stats
 from analysis.drawing import drawing_helper, figure_bytes  # noqa: F401  (figure_bytes re-exported, as below)
+from analysis.folder_lock import FolderHeldError, folder_lock
 from analysis.load import RunData, load_runs
 from analysis.render import (  # noqa: F401  (re-exported: the report's public API predates the split)
     DEFAULT_MAX_ROWS,
@@ -315,6 +317,14 @@ def render_study(
             f"{len(data.runs)} run(s), {len(data.seats)} seat-games. Figures of distributions show the base"
             " variant with Luna alone (or the most common opponents); the tables hold every group."
         )
-        return write_report(study_dir, report_tables(data), build_figures(data), title=title,
-                            sections=DEFAULT_SECTIONS, introduction=introduction, captions=FIGURE_CAPTIONS,
-                            helper=helper)
+        tables, figures = report_tables(data), build_figures(data)
+        out = Path(study_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        with ExitStack() as held:
+            try:  # one writer a report folder (analysis/folder_lock.py); a killed one's temporary files go first
+                held.enter_context(folder_lock(out))
+            except FolderHeldError as other:
+                raise ValueError(f"{out}: another report is being written into this folder ({other.holder}); "
+                                 "wait for it to end or stop it, then run the command again") from None
+            return write_report(out, tables, figures, title=title, sections=DEFAULT_SECTIONS,
+                                introduction=introduction, captions=FIGURE_CAPTIONS, helper=helper)

@@ -381,25 +381,8 @@ def level_ladder(
         for below, level in pairwise(levels):
             step = _ladder_step(by_level[level], by_level[below], metric, match_keys)
             rows.append({**group_labels, "level": level, "level_below": below, **step})
-    columns = [
-        *keys,
-        "level",
-        "level_below",
-        "paired",
-        "n",
-        "n_below",
-        "mean",
-        "mean_below",
-        "diff",
-        "diff_se",
-        "diff_low",
-        "diff_high",
-        "win_rate",
-        "win_rate_below",
-        "win_diff",
-        "win_diff_low",
-        "win_diff_high",
-    ]
+    columns = [*keys, "level", "level_below", "paired", "n", "n_below", "mean", "mean_below", "diff", "diff_se",
+               "diff_low", "diff_high", "win_rate", "win_rate_below", "win_diff", "win_diff_low", "win_diff_high"]
     return pd.DataFrame(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
 
 

@@ -514,11 +514,14 @@ def _os_problem(error: OSError) -> str:
 
 
 def command_runs_report(args: argparse.Namespace) -> int:
+    from analysis.folder_lock import is_lock_or_temporary
     from analysis.render import is_report_folder
     from analysis.report import render_study
 
     out = Path(args.out)  # a report replaces a report; a folder of other things is the user's, as for simulate
-    if out.is_dir() and any(out.iterdir()) and not is_report_folder(out):
+    # (a lock or temporary files alone are a report killed before it wrote anything)
+    if (out.is_dir() and any(not is_lock_or_temporary(entry.name) for entry in out.iterdir())
+            and not is_report_folder(out)):
         raise ConfigError(f"--out: {out} holds other files and no luna-balance report; refusing to write a report "
                           "into it")
     if (out / STUDY_FILE).is_file():  # its report.html is the study's, with tables this report would mix into

@@ -131,3 +131,46 @@ def test_a_failed_write_named_the_temporary_directory_that_is_removed(tmp_path):
         raise OSError(27, "File too large", str(temporary / "figures" / "tornado.png"))
     assert failed.value.filename == str(out / "figures" / "tornado.png") and failed.value.strerror == "File too large"
     assert list(tmp_path.iterdir()) == []
+
+
+def _a_run(tmp_path: Path) -> Path:
+    run = tmp_path / "run"
+    assert main(["simulate", "--seats", "scripted:balanced,luna:5", "--games", "30", "--engine", "reference",
+                 "--out", str(run), "--quiet"]) == 0
+    return run
+
+
+def test_two_runs_reports_on_one_out_wrote_into_each_other(tmp_path, capsys):
+    from analysis.folder_lock import LOCK_FILE, folder_lock
+
+    run, out = _a_run(tmp_path), tmp_path / "report"
+    out.mkdir()
+    with folder_lock(out):  # another runs-report, writing this folder now
+        capsys.readouterr()
+        assert main(["runs-report", str(run), "--out", str(out)]) == 2
+        line = one_line(capsys)
+        assert f"{out}: another report is being written into this folder (pid {os.getpid()} on " in line
+        assert sorted(path.name for path in out.iterdir()) == [LOCK_FILE]  # nothing of its own written
+    assert main(["runs-report", str(run), "--out", str(out)]) == 0
+    assert (out / "report.html").is_file() and not (out / LOCK_FILE).exists()
+
+
+@pytest.mark.parametrize("written", [False, True])  # killed before its first file, or after its tables
+def test_runs_report_killed_left_temporary_files_for_good(tmp_path, capsys, written):
+    from analysis.folder_lock import LOCK_FILE
+
+    run, out = _a_run(tmp_path), tmp_path / "report"
+    if written:
+        assert main(["runs-report", str(run), "--out", str(out)]) == 0
+        (out / "report.html").unlink()  # killed (kill -9) between its tables and its pages
+        (out / "report.md").unlink()
+    # what kill -9 leaves: the lock file its dead holder held, atomic writes' temporaries
+    out.mkdir(exist_ok=True)
+    (out / LOCK_FILE).write_text('{"pid": 999999999, "host": "gone", "started": 0}')
+    (out / ".report.html.x1.tmp").write_text("<html")
+    if written:
+        (out / "tables" / ".runs.csv.x2.tmp").write_text("run,")
+    capsys.readouterr()
+    assert main(["runs-report", str(run), "--out", str(out)]) == 0, capsys.readouterr().err
+    assert (out / "report.html").is_file()
+    assert [path.name for path in out.rglob(".*")] == []  # no temporary and no lock file left
