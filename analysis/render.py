@@ -333,7 +333,7 @@ def _is_stopped_report(folder: Path) -> bool:
         return False
 
 
-def _check_report_places(root: Path) -> None:
+def check_report_places(root: Path) -> None:
     """Refuse, before anything is written, a report whose folders are files or whose files are folders (a
     report that stopped there would leave the tables written before it)."""
     for folder in (root, root / "tables", root / "figures"):
@@ -390,7 +390,7 @@ def write_report(
     for name in [*tables, *figures]:
         if not name or any(not (ch.isalnum() or ch in "_-") for ch in name):
             raise ValueError(f"write_report: {name!r} is not a usable file name (letters, digits, _ and -)")
-    _check_report_places(root)
+    check_report_places(root)
     # Everything is rendered before anything is written: a table or figure that fails leaves an earlier
     # report in this folder as it was, rather than its report.html beside some new tables.
     csv_text = {name: frame.to_csv(index=False, lineterminator="\n") for name, frame in tables.items()}

@@ -26,6 +26,7 @@ from analysis.render import (  # noqa: F401  (re-exported: the report's public A
     Section,
     arrange_sections,
     atomic_write,
+    check_report_places,
     format_value,
     html_table,
     markdown_table,
@@ -319,6 +320,7 @@ def render_study(
         )
         tables, figures = report_tables(data), build_figures(data)
         out = Path(study_dir)
+        check_report_places(out)  # a file where the folder goes is named as such, not as mkdir's errno
         out.mkdir(parents=True, exist_ok=True)
         with ExitStack() as held:
             try:  # one writer a report folder (analysis/folder_lock.py); a killed one's temporary files go first

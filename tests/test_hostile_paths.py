@@ -174,3 +174,12 @@ def test_runs_report_killed_left_temporary_files_for_good(tmp_path, capsys, writ
     assert main(["runs-report", str(run), "--out", str(out)]) == 0, capsys.readouterr().err
     assert (out / "report.html").is_file()
     assert [path.name for path in out.rglob(".*")] == []  # no temporary and no lock file left
+
+
+def test_runs_report_out_that_is_a_file_was_named_by_mkdirs_errno(tmp_path, capsys):
+    run, out = _a_run(tmp_path), tmp_path / "report"
+    out.write_text("mine")
+    capsys.readouterr()
+    assert main(["runs-report", str(run), "--out", str(out)]) == 2
+    assert one_line(capsys) == f"luna-balance: {out}: is a file, not a folder the report can write into\n"
+    assert out.read_text() == "mine"
