@@ -110,21 +110,21 @@ def parse_policy(text: str, chapters: int) -> Policy:
         try:
             target = float(value)
         except ValueError:
-            raise ConfigError(f"--policy: {text!r}: p in toward:<p> must be a number") from None
+            raise ConfigError(f"{text!r}: p in toward:<p> must be a number", "policy") from None
         if not 0.0 <= target <= 1.0:
-            raise ConfigError(f"--policy: {text!r}: p in toward:<p> must be between 0 and 1")
+            raise ConfigError(f"{text!r}: p in toward:<p> must be between 0 and 1", "policy")
         return Policy(kind="toward", target=target)
     if kind == "levels":
         items = [item.strip() for item in value.split(",")]
         if not all(re.fullmatch(r"[0-9]+", item) for item in items):
-            raise ConfigError(f"--policy: {text!r}: levels:<list> takes levels like levels:5,4,4,3")
+            raise ConfigError(f"{text!r}: levels:<list> takes levels like levels:5,4,4,3", "policy")
         levels = tuple(int(item) for item in items)
         if any(level not in LEVELS for level in levels):
-            raise ConfigError(f"--policy: {text!r}: levels must be {MIN_LEVEL}-{MAX_LEVEL}")
+            raise ConfigError(f"{text!r}: levels must be {MIN_LEVEL}-{MAX_LEVEL}", "policy")
         if len(levels) != chapters:
-            raise ConfigError(f"--policy: {text!r}: gives {len(levels)} levels for {chapters} chapters")
+            raise ConfigError(f"{text!r}: gives {len(levels)} levels for {chapters} chapters", "policy")
         return Policy(kind="levels", levels=levels)
-    raise ConfigError(f"--policy: unknown policy {text!r} (adjust, keep, toward:<p> or levels:<list>)")
+    raise ConfigError(f"unknown policy {text!r} (adjust, keep, toward:<p> or levels:<list>)", "policy")
 
 
 def parse_campaign_seats(text: str, profiles: Sequence[str]) -> tuple[tuple[Seat, ...], int]:
@@ -135,11 +135,11 @@ def parse_campaign_seats(text: str, profiles: Sequence[str]) -> tuple[tuple[Seat
     parts = [part.strip() for part in text.split(",") if part.strip()]
     lunas = [index for index, part in enumerate(parts) if part.startswith("luna")]
     if len(lunas) != 1:
-        raise ConfigError(f"--seats: a campaign has exactly one Luna seat, written luna; got {len(lunas)} in {text!r}")
+        raise ConfigError(f"a campaign has exactly one Luna seat, written luna; got {len(lunas)} in {text!r}", "seats")
     if parts[lunas[0]] != "luna":
-        raise ConfigError(f"--seats: the campaign sets Luna's level; write luna, not {parts[lunas[0]]!r}")
+        raise ConfigError(f"the campaign sets Luna's level; write luna, not {parts[lunas[0]]!r}", "seats")
     if len(parts) < 2:
-        raise ConfigError("--seats: a campaign needs at least one scripted seat besides luna")
+        raise ConfigError("a campaign needs at least one scripted seat besides luna", "seats")
     seats = tuple(Seat(kind="luna", level=MIN_LEVEL) if part == "luna" else parse_seat(part, profiles)
                   for part in parts)
     GameConfig(seats=seats)  # seat count and order (Luna last)
@@ -167,15 +167,15 @@ class CampaignOptions:
         check_seed(self.seed)
         check_chapters(self.chapters)
         if self.campaigns < 1:
-            raise ConfigError(f"--campaigns: must be at least 1, got {self.campaigns}")
+            raise ConfigError(f"must be at least 1, got {self.campaigns}", "campaigns")
         if self.start_level not in LEVELS:
-            raise ConfigError(f"--start-level: must be {MIN_LEVEL}-{MAX_LEVEL}, got {self.start_level}")
+            raise ConfigError(f"must be {MIN_LEVEL}-{MAX_LEVEL}, got {self.start_level}", "start_level")
         if self.policy.kind == "levels" and (len(self.policy.levels) != self.chapters
                                              or self.policy.levels[0] != self.start_level):
-            raise ConfigError(f"--policy: {self.policy.label!r} must give {self.chapters} levels, "
-                              f"the first the start level {self.start_level}")
+            raise ConfigError(f"{self.policy.label!r} must give {self.chapters} levels, "
+                              f"the first the start level {self.start_level}", "policy")
         if self.policy.kind == "toward" and self.calibration_games < 1:
-            raise ConfigError(f"--calibration-games: must be at least 1, got {self.calibration_games}")
+            raise ConfigError(f"must be at least 1, got {self.calibration_games}", "calibration_games")
 
     def config(self, level: int) -> GameConfig:
         """The game of a chapter with Luna at ``level``."""
@@ -192,7 +192,7 @@ class CampaignOptions:
 def check_chapters(chapters: int) -> int:
     """``chapters`` when it is 1-``MAX_CHAPTERS``; else the ConfigError the command line shows."""
     if not 1 <= chapters <= MAX_CHAPTERS:
-        raise ConfigError(f"--chapters: must be 1-{MAX_CHAPTERS}, got {chapters}")
+        raise ConfigError(f"must be 1-{MAX_CHAPTERS}, got {chapters}", "chapters")
     return chapters
 
 
@@ -201,7 +201,8 @@ def start_level(rules: CampaignData, seats: Sequence[Seat], policy: Policy, give
     (``start_level_solo`` against one person, ``start_level_group`` against more)."""
     if policy.kind == "levels":
         if given is not None and given != policy.levels[0]:
-            raise ConfigError(f"--start-level: {given} differs from the first level of --policy {policy.label}")
+            raise ConfigError(f"{given} differs from the first level of {{policy}} {policy.label}", "start_level",
+                              ("policy",))
         return policy.levels[0]
     if given is not None:
         return given

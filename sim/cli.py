@@ -570,7 +570,9 @@ def _run(argv: list[str] | None) -> int:
             sys.stderr.write(f"luna-balance: {line}\n")
         return EXIT_USAGE
     except (ConfigError, ValueError, FileExistsError, OverflowError) as error:  # OverflowError: a value too large
-        for line in str(error).splitlines() or [type(error).__name__]:         # for the output files' columns
+        # for the output files' columns; a check shared with the Python API names its parameter as an option here
+        text = error.message(command_line=True) if isinstance(error, ConfigError) else str(error)
+        for line in text.splitlines() or [type(error).__name__]:
             sys.stderr.write(f"luna-balance: {line}\n")  # a message of several problems: one line each
         return EXIT_USAGE
     except OSError as error:  # every writer cleans up after itself, so nothing half-written is left

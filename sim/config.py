@@ -46,8 +46,45 @@ def plain_number(text: str) -> float | None:
 MAX_STRENGTH = 1000.0
 
 
+#: Python parameters whose command-line option is not their name with dashes.
+_OPTION_FLAGS = {"variants": "--variant"}
+
+
+def option_flag(name: str) -> str:
+    """The command-line option of the Python parameter ``name`` (``parity_games`` is ``--parity-games``)."""
+    return _OPTION_FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
 class ConfigError(ValueError):
-    """A bad configuration value; the message is one line meant for the user."""
+    """A bad configuration value; the message is one line meant for the user.
+
+    One check serves the Python API and the command line, whose users call the same value by different
+    names (``games=0`` and ``--games 0``). So an error about a parameter keeps its name, ``option``, apart from
+    ``problem``, and other parameters the problem mentions are written ``{name}`` in it and listed in
+    ``mentions``: the message names them as Python does (``games: must be ...``), and the command line prints
+    :meth:`message` with ``command_line=True`` (``--games: must be ...``). Without ``option`` the problem is
+    the whole message (a file's problem, or a check only the command line makes).
+    """
+
+    def __init__(self, problem: str, option: str | None = None, mentions: Iterable[str] = ()) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.option = option
+        self.mentions = tuple(mentions)
+
+    def message(self, command_line: bool = False) -> str:
+        """The one-line message, naming parameters as Python does or, with ``command_line``, as options."""
+        spell = option_flag if command_line else str
+        text = self.problem
+        for name in self.mentions:  # replace, not str.format: the problem may quote a value with braces
+            text = text.replace("{" + name + "}", spell(name))
+        return f"{spell(self.option)}: {text}" if self.option else text
+
+    def __str__(self) -> str:
+        return self.message()
+
+    def __reduce__(self) -> tuple:  # a worker process's error keeps its option when it is sent back
+        return type(self), (self.problem, self.option, self.mentions)
 
 
 def is_whole_number(value: object) -> bool:
@@ -57,21 +94,22 @@ def is_whole_number(value: object) -> bool:
 
 def check_count(value: object, name: str, least: int) -> int:
     """``value`` as a whole number of at least ``least`` (games, workers, a chunk's size), or a one-line error naming
-    ``name``: a string or float would otherwise fail later in a comparison or deep inside the engine."""
+    the parameter ``name`` (Python's spelling; see :class:`ConfigError`): a string or float would otherwise fail
+    later in a comparison or deep inside the engine."""
     if not is_whole_number(value):
-        raise ConfigError(f"{name}: must be a whole number, got {value!r}")
+        raise ConfigError(f"must be a whole number, got {value!r}", name)
     if value < least:
-        raise ConfigError(f"{name}: must be at least {least}, got {value}")
+        raise ConfigError(f"must be at least {least}, got {value}", name)
     return int(value)
 
 
-def check_seed(seed: object, name: str = "--seed") -> int:
+def check_seed(seed: object, name: str = "seed") -> int:
     """``seed`` as a run seed: a whole number from 0 to 2**64 - 1, the 64 bits every stream is derived from (two
     seeds 2**64 apart would play the same games under different names); checked by every entry point."""
     if not is_whole_number(seed):
-        raise ConfigError(f"{name}: must be a whole number from 0 to {MASK64} (2**64 - 1), got {seed!r}")
+        raise ConfigError(f"must be a whole number from 0 to {MASK64} (2**64 - 1), got {seed!r}", name)
     if not 0 <= int(seed) <= MASK64:
-        raise ConfigError(f"{name}: must be 0 to {MASK64} (2**64 - 1), got {seed}")
+        raise ConfigError(f"must be 0 to {MASK64} (2**64 - 1), got {seed}", name)
     return int(seed)
 
 
@@ -104,18 +142,18 @@ class GameConfig:
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.seats) <= MAX_SEATS:
-            raise ConfigError(f"--seats: a game has 1 to {MAX_SEATS} seats, got {len(self.seats)}")
+            raise ConfigError(f"a game has 1 to {MAX_SEATS} seats, got {len(self.seats)}", "seats")
         if self.rounds not in ALLOWED_ROUNDS:
-            raise ConfigError(f"--rounds: must be {ROUNDS}, or {SINGULARITY_ROUNDS} for the Singularity threat card; "
-                              f"got {self.rounds}")
+            raise ConfigError(f"must be {ROUNDS}, or {SINGULARITY_ROUNDS} for the Singularity threat card; "
+                              f"got {self.rounds}", "rounds")
         if self.start_bonus not in START_BONUS_CHOICES:
-            raise ConfigError(f"--start-bonus: must be {' or '.join(map(repr, START_BONUS_CHOICES))}, "
-                              f"got {self.start_bonus!r}")
+            raise ConfigError(f"must be {' or '.join(map(repr, START_BONUS_CHOICES))}, "
+                              f"got {self.start_bonus!r}", "start_bonus")
         if self.board not in BOARDS:
-            raise ConfigError(f"--board: must be {' or '.join(map(repr, BOARDS))}, got {self.board!r}")
+            raise ConfigError(f"must be {' or '.join(map(repr, BOARDS))}, got {self.board!r}", "board")
         kinds = [seat.kind for seat in self.seats]
         if "luna" in kinds and "scripted" in kinds[kinds.index("luna"):]:
-            raise ConfigError("--seats: Luna sits last in seat order; list scripted seats before Luna seats")
+            raise ConfigError("Luna sits last in seat order; list scripted seats before Luna seats", "seats")
         object.__setattr__(self, "luna_seats", tuple(i for i, kind in enumerate(kinds) if kind == "luna"))
 
     @property
@@ -127,32 +165,32 @@ def parse_seat(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> Seat:
     """Parse ``luna:<level>`` or ``scripted:<profile>[@strength]``; ``profiles`` are the known names."""
     match = _SEAT_PATTERN.match(text.strip())
     if not match:
-        raise ConfigError(f"--seats: {text!r} is neither luna:<level> nor scripted:<profile>[@strength]")
+        raise ConfigError(f"{text!r} is neither luna:<level> nor scripted:<profile>[@strength]", "seats")
     if match["level"] is not None:
         # digits only, read as --levels reads them (``05`` is level 5); ``+5`` or ``٥`` are no level
         level = match["level"]
         if not (level.isascii() and level.isdigit()) or int(level) not in LEVELS:
-            raise ConfigError(f"--seats: unknown Luna level {level!r} in {text!r} "
-                              f"(levels are {MIN_LEVEL}-{MAX_LEVEL})")
+            raise ConfigError(f"unknown Luna level {level!r} in {text!r} "
+                              f"(levels are {MIN_LEVEL}-{MAX_LEVEL})", "seats")
         return Seat(kind="luna", level=int(level))
     profiles = tuple(profiles)
     if match["profile"] not in profiles:
-        raise ConfigError(f"--seats: unknown scripted profile {match['profile']!r} in {text!r} "
-                          f"(known: {', '.join(profiles)})")
+        raise ConfigError(f"unknown scripted profile {match['profile']!r} in {text!r} "
+                          f"(known: {', '.join(profiles)})", "seats")
     strength = 1.0
     if match["strength"] is not None:
         strength = plain_number(match["strength"])
         if strength is None:
-            raise ConfigError(f"--seats: strength {match['strength']!r} in {text!r} is not a number")
+            raise ConfigError(f"strength {match['strength']!r} in {text!r} is not a number", "seats")
         if not 0 < strength <= MAX_STRENGTH:
-            raise ConfigError(f"--seats: strength in {text!r} must be a positive number up to {MAX_STRENGTH:g}")
+            raise ConfigError(f"strength in {text!r} must be a positive number up to {MAX_STRENGTH:g}", "seats")
     return Seat(kind="scripted", profile=match["profile"], strength=strength)
 
 
 def parse_seats(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> tuple[Seat, ...]:
     """Parse a comma-separated seat list such as ``scripted:passive,luna:5``."""
     if not text.strip():
-        raise ConfigError("--seats: no seat given")
+        raise ConfigError("no seat given", "seats")
     profiles = tuple(profiles)
     return tuple(parse_seat(part, profiles) for part in text.split(","))
 
@@ -167,13 +205,13 @@ def parse_levels(text: str) -> list[int]:
     for item in text.split(","):
         match = _LEVELS_ITEM.match(item.strip())
         if not match:
-            raise ConfigError(f"--levels: {item.strip()!r} in {text!r} is not a level or a range like "
-                              f"{MIN_LEVEL}-{MAX_LEVEL}")
+            raise ConfigError(f"{item.strip()!r} in {text!r} is not a level or a range like "
+                              f"{MIN_LEVEL}-{MAX_LEVEL}", "levels")
         first = int(match["first"])
         last = first if match["last"] is None else int(match["last"])
         if first > last:
-            raise ConfigError(f"--levels: the range {item.strip()!r} runs downwards; write {last}-{first}")
+            raise ConfigError(f"the range {item.strip()!r} runs downwards; write {last}-{first}", "levels")
         if first not in LEVELS or last not in LEVELS:
-            raise ConfigError(f"--levels: {item.strip()!r} is outside the levels {MIN_LEVEL}-{MAX_LEVEL}")
+            raise ConfigError(f"{item.strip()!r} is outside the levels {MIN_LEVEL}-{MAX_LEVEL}", "levels")
         levels.update(range(first, last + 1))
     return sorted(levels)

@@ -25,7 +25,7 @@ import numpy as np
 
 from sim import reference
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_MAJORITY_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
-from sim.config import GameConfig
+from sim.config import ConfigError, GameConfig
 from sim.gamedata import GameData
 from sim.invariants import check_final_rows, round_checker
 
@@ -207,7 +207,7 @@ def _engine(name: str) -> Engine:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise ValueError(f"--engine: unknown engine {name!r} ({' or '.join(ENGINES)})") from None
+        raise ConfigError(f"unknown engine {name!r} ({' or '.join(ENGINES)})", "engine") from None
 
 
 def check_engine(engine: str) -> None:

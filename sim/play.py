@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.columns import SEAT_NUMERIC, Chunk
-from sim.config import DEFAULT_START_BONUS, GameConfig, Seat, check_count, check_seed, parse_seats
+from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat, check_count, check_seed, parse_seats
 from sim.constants import DEFAULT_BOARD, ROUNDS
 from sim.engines import engine_function
 from sim.gamedata import GameData, load_game_data
@@ -162,5 +162,5 @@ def play(seats: str | Sequence[Seat], games: int, seed: int = 0, *, overlay: str
         # cannot play is a ValueError of one problem per line.
         chunk = play_chunk(data, config, int(seed), first_game, games, bool(detail))
     except ValueError as error:
-        raise ValueError(f"--engine {engine}: " + "; ".join(str(error).splitlines())) from None
+        raise ConfigError(f"{engine}: " + "; ".join(str(error).splitlines()), "engine") from None
     return Played(data=data, config=config, seed=int(seed), first_game=first_game, chunk=chunk)

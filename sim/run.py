@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 
 from sim import arrow
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC, Chunk, Columns, chunk_games
-from sim.config import GameConfig, check_count, check_seed
+from sim.config import ConfigError, GameConfig, check_count, check_seed
 from sim.constants import BACKENDS
 from sim.crashpoints import crash_point
 from sim.dispatch import ordered_results
@@ -73,20 +73,21 @@ class RunOptions:
     check_invariants: bool = False  # check every game's invariants; the first broken one stops the run
 
     def __post_init__(self) -> None:
-        check_count(self.games, "--games", 1)
+        check_count(self.games, "games", 1)
         check_seed(self.seed)
         check_engine(self.engine)
         if self.chunk_size is not None:
-            check_count(self.chunk_size, "--chunk-size", 1)
-        check_count(self.workers, "--workers", 1)
+            check_count(self.chunk_size, "chunk_size", 1)
+        check_count(self.workers, "workers", 1)
         if self.aggregate_only and self.detail:
-            raise ValueError("--aggregate-only keeps no per-round rows; drop --detail")
+            raise ConfigError("{aggregate_only} keeps no per-round rows; drop {detail}",
+                              mentions=("aggregate_only", "detail"))
         if self.backend not in BACKENDS:
-            raise ValueError(f"--backend: unknown backend {self.backend!r} ({' or '.join(BACKENDS)})")
+            raise ConfigError(f"unknown backend {self.backend!r} ({' or '.join(BACKENDS)})", "backend")
         if self.backend == "dask" and not self.scheduler:
-            raise ValueError("--backend dask needs --scheduler ADDRESS")
+            raise ConfigError("{backend} dask needs {scheduler} ADDRESS", mentions=("backend", "scheduler"))
         if self.backend != "dask" and self.scheduler:  # the run would be played here, not where it says
-            raise ValueError("--scheduler: only with --backend dask")
+            raise ConfigError("only with {backend} dask", "scheduler", ("backend",))
 
 
 class OutputPathError(ValueError):

@@ -428,13 +428,13 @@ def test_every_api_entry_point_refuses_a_seed_the_command_line_refuses(tmp_path,
     from sim.config import ConfigError
     from sim.run import RunOptions
 
-    with pytest.raises(ConfigError, match=r"^--seed: must be"):
+    with pytest.raises(ConfigError, match=r"^seed: must be"):
         RunOptions(games=10, seed=seed)
-    with pytest.raises(ConfigError, match=r"^--seed: must be"):
+    with pytest.raises(ConfigError, match=r"^seed: must be"):
         SensitivityOptions(level=5, seed=seed)
-    with pytest.raises(ConfigError, match=r"^--seed: must be"):
+    with pytest.raises(ConfigError, match=r"^seed: must be"):
         run_study(name="s", games=10, levels=[5], seed=seed, engine="reference", quiet=True, results_dir=tmp_path)
-    with pytest.raises(ConfigError, match=r"^--seed: must be"):
+    with pytest.raises(ConfigError, match=r"^seed: must be"):
         run_tune(Path(__file__).resolve().parents[1] / "examples" / "tune_level4.toml", tmp_path / "t", seed=seed)
     assert list(tmp_path.iterdir()) == []
 
@@ -446,8 +446,43 @@ def test_api_game_counts_of_another_type_are_one_line(tmp_path, games):
     from analysis.tuning.output import run_tune
     from sim.config import ConfigError
 
-    with pytest.raises(ConfigError, match=rf"^--games: must be a whole number, got {re.escape(repr(games))}$"):
+    with pytest.raises(ConfigError, match=rf"^games: must be a whole number, got {re.escape(repr(games))}$"):
         run_study(name="s", games=games, levels=[5], engine="reference", quiet=True, results_dir=tmp_path)
-    with pytest.raises(ConfigError, match=rf"^--games: must be a whole number, got {re.escape(repr(games))}$"):
+    with pytest.raises(ConfigError, match=rf"^games: must be a whole number, got {re.escape(repr(games))}$"):
         run_tune(Path(__file__).resolve().parents[1] / "examples" / "tune_level4.toml", tmp_path / "t", games=games)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_api_messages_name_parameters_not_command_line_options(tmp_path, capsys):
+    # play(games=-1) and run_study(games=0) said "--games: ...", an option a Python caller never wrote (a QA
+    # pass of the Python API, 2026-11-26); the command line, running the same checks, still says "--games: ..."
+    import pickle
+
+    from analysis.study import run_study
+    from sim.config import ConfigError, GameConfig, parse_seats
+    from sim.play import play
+    from sim.run import RunOptions
+
+    with pytest.raises(ConfigError, match=r"^games: must be at least 1, got -1$"):
+        play("luna:5", games=-1)
+    with pytest.raises(ConfigError, match=r"^games: must be at least 1, got 0$"):
+        run_study(name="s", games=0, levels=[5], engine="reference", quiet=True, results_dir=tmp_path)
+    with pytest.raises(ConfigError, match=r"^parity_games: must be at least 1, got 0$"):
+        run_study(name="s", games=10, levels=[5], engine="reference", quiet=True, results_dir=tmp_path,
+                  parity_games=0)
+    with pytest.raises(ConfigError, match=r"^start_bonus: "):
+        GameConfig(seats=parse_seats("luna:5"), start_bonus="maybe")
+    with pytest.raises(ConfigError) as caught:
+        RunOptions(games=10, seed=1, scheduler="tcp://h:1")
+    assert str(caught.value) == "scheduler: only with backend dask"
+    assert caught.value.message(command_line=True) == "--scheduler: only with --backend dask"
+    # sent back from a worker process, an error still knows which parameter it names
+    returned = pickle.loads(pickle.dumps(caught.value))
+    assert returned.message(command_line=True) == "--scheduler: only with --backend dask"
+
+    assert main(["simulate", "--seats", "luna:5", "--games", "0", "--out", str(tmp_path / "run")]) == 2
+    assert one_line(capsys) == "luna-balance: --games: must be at least 1, got 0\n"
+    assert main(["study", "--name", "s", "--games", "10", "--levels", "5", "--parity", "--parity-games", "0",
+                 "--results-dir", str(tmp_path), "--quiet"]) == 2
+    assert one_line(capsys) == "luna-balance: --parity-games: must be at least 1, got 0\n"
     assert list(tmp_path.iterdir()) == []

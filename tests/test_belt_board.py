@@ -70,7 +70,7 @@ def test_belt_overlay_merges_targets_by_id(tmp_path):
 
 
 def test_unknown_board_is_a_config_error():
-    with pytest.raises(ConfigError, match="--board: must be 'moon' or 'belt', got 'mars'"):
+    with pytest.raises(ConfigError, match=r"^board: must be 'moon' or 'belt', got 'mars'"):
         GameConfig(seats=parse_seats("luna:2"), board="mars")
 
 

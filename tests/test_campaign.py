@@ -112,7 +112,7 @@ def test_campaign_ranks_share_ties():
     ("levels:5,4", 4, "gives 2 levels for 4 chapters"),
     ("levels:5,9,4,4", 4, "levels must be 0-8"),
     ("levels:5,,4,4", 4, "levels like"),
-    ("adjust", 0, "--chapters: must be 1-64"),
+    ("adjust", 0, "^chapters: must be 1-64"),
 ])
 def test_bad_policies(text, chapters, problem):
     with pytest.raises(ConfigError, match=problem):
@@ -169,7 +169,7 @@ def test_campaign_overlay_without_a_campaign_table(tmp_path, rules):
 
 def test_bounds_of_chapters_and_toward_are_inclusive():
     assert cp.check_chapters(1) == 1 and cp.check_chapters(cp.MAX_CHAPTERS) == 64
-    with pytest.raises(ConfigError, match="--chapters: must be 1-64, got 65"):
+    with pytest.raises(ConfigError, match=r"^chapters: must be 1-64, got 65"):
         cp.check_chapters(65)
     assert cp.parse_policy("toward:0", 1).target == 0.0 and cp.parse_policy("toward:1", 64).target == 1.0
 
@@ -182,7 +182,7 @@ def test_campaign_options_checks(data):
     with pytest.raises(ConfigError, match=r"'levels:5,4' must give 3 levels, the first the start level 5"):
         dataclasses.replace(options(data), policy=cp.Policy(kind="levels", levels=(5, 4)))
     # toward:<p> measures every level in calibration_games games: at least one; other policies ignore it.
-    with pytest.raises(ConfigError, match="--calibration-games: must be at least 1, got 0"):
+    with pytest.raises(ConfigError, match=r"^calibration_games: must be at least 1, got 0"):
         options(data, "toward:0.5", calibration=0)
     assert options(data, "toward:0.5", calibration=1).calibration_games == 1
     assert options(data, "adjust", calibration=0).calibration_games == 0

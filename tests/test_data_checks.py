@@ -347,15 +347,19 @@ def test_the_strongest_seat_is_allowed():
     assert parse_seat("scripted:balanced@1000").strength == 1000.0
 
 
-@pytest.mark.parametrize(("make", "words"), [
-    (lambda: parse_seats("scripted:nope,luna:2"), ["--seats: ", "'nope'", f"(known: {', '.join(SCRIPTED_PROFILES)})"]),
-    (lambda: GameConfig(seats=parse_seats("luna:2"), start_bonus="maybe"),
-     ["--start-bonus: ", "'random' or 'none'", "'maybe'"]),
-    (lambda: GameConfig(seats=parse_seats("luna:2,scripted:passive")), ["--seats: ", "Luna sits last"]),
+@pytest.mark.parametrize(("make", "parameter", "option", "words"), [
+    (lambda: parse_seats("scripted:nope,luna:2"), "seats", "--seats",
+     ["'nope'", f"(known: {', '.join(SCRIPTED_PROFILES)})"]),
+    (lambda: GameConfig(seats=parse_seats("luna:2"), start_bonus="maybe"), "start_bonus", "--start-bonus",
+     ["'random' or 'none'", "'maybe'"]),
+    (lambda: GameConfig(seats=parse_seats("luna:2,scripted:passive")), "seats", "--seats", ["Luna sits last"]),
 ])
-def test_option_messages_name_the_option_and_what_it_takes(make, words):
+def test_option_messages_name_the_option_and_what_it_takes(make, parameter, option, words):
+    # named as the caller wrote it: the Python parameter, or on the command line the option
     with pytest.raises(ConfigError) as caught:
         make()
+    assert str(caught.value).startswith(f"{parameter}: "), str(caught.value)
+    assert caught.value.message(command_line=True).startswith(f"{option}: ")
     assert all(word in str(caught.value) for word in words), str(caught.value)
 
 

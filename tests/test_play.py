@@ -111,10 +111,10 @@ def test_loaded_data_is_used_as_given():
     (lambda: play("luna:5", 10, seed=1.5), r"^seed: must be a whole number from 0 to"),
     (lambda: play("luna:5", 10, seed=2**64), r"^seed: must be 0 to 18446744073709551615"),  # played seed 0
     (lambda: play("luna:5", 10, seed=-1), r"^seed: must be 0 to"),  # played seed 2**64 - 1
-    (lambda: play("luna:9", 10), r"^--seats: unknown Luna level '9'"),
+    (lambda: play("luna:9", 10), r"^seats: unknown Luna level '9'"),
     (lambda: play("scripted:nobody,luna:5", 10), r"unknown scripted profile 'nobody'"),
     (lambda: play("luna:5", 10, engine="turbo"), r"unknown engine 'turbo'"),
-    (lambda: play("luna:5", 10, rounds=5), r"^--rounds: must be 7"),
+    (lambda: play("luna:5", 10, rounds=5), r"^rounds: must be 7"),
     (lambda: play("luna:5", 10, overlay=OVERLAY, data=load_game_data()), r"^overlay: give an overlay or loaded data"),
     (lambda: play("luna:5", 10).column("scores"), r"^column: unknown per-seat column 'scores'"),
     (lambda: play("luna:5", 10).column("won", seat=1), r"^column: seat: must be a seat index 0-0"),

@@ -147,12 +147,12 @@ def test_effect_sizes_are_written_in_plain_digits(value, shown):
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    ({"level": 4.0}, "--level: must be one of 0-8, got 4.0"),  # passed, then KeyError: '4.0'
-    ({"level": 4, "games": 2.5}, "--games: must be at least 2"),  # refused only later, by play()
+    ({"level": 4.0}, "level: must be one of 0-8, got 4.0"),  # passed, then KeyError: '4.0'
+    ({"level": 4, "games": 2.5}, "games: must be at least 2"),  # refused only later, by play()
 ])
 def test_options_refuse_numbers_of_the_wrong_type(options, message):
     # a QA pass of the Python API, 2026-11-26
-    with pytest.raises(ConfigError, match=re.escape(message)):
+    with pytest.raises(ConfigError, match=f"^{re.escape(message)}"):
         SensitivityOptions(**options)
 
 
@@ -162,7 +162,7 @@ def test_options_refuse_numbers_of_the_wrong_type(options, message):
     ("scripted:nope", "unknown scripted profile 'nope'"),  # failed only inside measure()
 ])
 def test_the_plan_checks_the_opponent_as_the_command_line_does(opponent, message):
-    with pytest.raises(ConfigError, match=f"^--opponent: .*{message}"):
+    with pytest.raises(ConfigError, match=f"^opponent: .*{message}"):
         plan_changes(SensitivityOptions(level=4, opponent=opponent, games=10))
 
 

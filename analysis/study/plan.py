@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.schema import BASE_VARIANT, CATEGORY_SCORES, MANIFEST_FILE, ROUNDS_FILE, SCORE_TOTAL, SEATS_FILE
-from sim.config import DEFAULT_START_BONUS, check_count, check_seed, plain_number
+from sim.config import DEFAULT_START_BONUS, ConfigError, check_count, check_seed, plain_number
 from sim.constants import (
     ALLOWED_ROUNDS,
     BACKENDS,
@@ -81,8 +81,9 @@ _NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _BASE_PART = re.compile(r"^(solo|duel|vs)-")
 
 
-class StudyError(ValueError):
-    """A problem with a study's arguments or stored files; the message is one line for the user."""
+class StudyError(ConfigError):
+    """A problem with a study's arguments or stored files; the message is one line for the user (an argument's
+    named as the caller wrote it, see :class:`sim.config.ConfigError`)."""
 
 
 @dataclass(frozen=True)
@@ -299,11 +300,11 @@ def check_profiles(names: Sequence[str], known: Sequence[str] | None = None) -> 
     known = builtin_profiles() if known is None else tuple(known)
     for name in names:
         if name not in known:
-            raise StudyError(f"--profiles: unknown scripted profile {name!r} (known: {', '.join(known)}; a study's "
-                             "profiles must be in the shipped data, since the base parts play them)")
+            raise StudyError(f"unknown scripted profile {name!r} (known: {', '.join(known)}; a study's "
+                             "profiles must be in the shipped data, since the base parts play them)", "profiles")
     repeated = sorted({name for name in names if list(names).count(name) > 1})
     if repeated:
-        raise StudyError(f"--profiles: {repeated[0]!r} is listed twice")
+        raise StudyError(f"{repeated[0]!r} is listed twice", "profiles")
     return tuple(names)
 
 
@@ -318,7 +319,7 @@ def parse_profiles(text: str, known: Sequence[str] | None = None) -> tuple[str, 
     names = [name.strip() for name in text.split(",")]
     if not all(names):
         known = builtin_profiles() if known is None else tuple(known)
-        raise StudyError(f"--profiles: need comma-separated profile names, got {text!r} (known: {', '.join(known)})")
+        raise StudyError(f"need comma-separated profile names, got {text!r} (known: {', '.join(known)})", "profiles")
     return check_profiles(names, known)
 
 
@@ -354,13 +355,14 @@ def parse_strengths(text: str) -> tuple[float, ...]:
     for word in text.split(","):
         value = plain_number(word)
         if value is None:
-            raise StudyError(f"--strengths: {word.strip()!r} is not a number (e.g. --strengths 0.8,1,1.2)")
+            raise StudyError(f"{word.strip()!r} is not a number (e.g. {{strengths}} 0.8,1,1.2)", "strengths",
+                             ("strengths",))
         if not (math.isfinite(value) and value > 0):
-            raise StudyError(f"--strengths: {word.strip()!r} must be a positive finite number")
+            raise StudyError(f"{word.strip()!r} must be a positive finite number", "strengths")
         played = float(strength_label(value))
         if played in typed and typed[played][0] != value:
-            raise StudyError(f"--strengths: {typed[played][1]} and {word.strip()} both play as "
-                             f"{strength_label(played)}; keep one")
+            raise StudyError(f"{typed[played][1]} and {word.strip()} both play as "
+                             f"{strength_label(played)}; keep one", "strengths")
         typed[played] = (value, word.strip())
     return tuple(sorted(typed))
 
@@ -414,19 +416,19 @@ def check_options(rounds: int, start_bonus: str, parity_games: int, backend: str
                   board: str = DEFAULT_BOARD) -> None:
     """Validate the study options that are not parts (one-line :class:`StudyError` naming the option)."""
     if rounds not in ALLOWED_ROUNDS:
-        raise StudyError(f"--rounds: must be one of {', '.join(map(str, ALLOWED_ROUNDS))}, got {rounds}")
+        raise StudyError(f"must be one of {', '.join(map(str, ALLOWED_ROUNDS))}, got {rounds}", "rounds")
     if start_bonus not in START_BONUS_CHOICES:
-        raise StudyError(f"--start-bonus: must be one of {', '.join(START_BONUS_CHOICES)}, got {start_bonus!r}")
+        raise StudyError(f"must be one of {', '.join(START_BONUS_CHOICES)}, got {start_bonus!r}", "start_bonus")
     if board not in BOARDS:
-        raise StudyError(f"--board: must be one of {', '.join(BOARDS)}, got {board!r}")
+        raise StudyError(f"must be one of {', '.join(BOARDS)}, got {board!r}", "board")
     if parity_games < 1:
-        raise StudyError(f"--parity-games: must be at least 1, got {parity_games}")
+        raise StudyError(f"must be at least 1, got {parity_games}", "parity_games")
     if backend not in BACKENDS:
-        raise StudyError(f"--backend: unknown backend {backend!r} ({' or '.join(BACKENDS)})")
+        raise StudyError(f"unknown backend {backend!r} ({' or '.join(BACKENDS)})", "backend")
     if backend == "dask" and not scheduler:
-        raise StudyError("--backend dask needs --scheduler ADDRESS")
+        raise StudyError("{backend} dask needs {scheduler} ADDRESS", mentions=("backend", "scheduler"))
     if backend != "dask" and scheduler:
-        raise StudyError("--scheduler: only with --backend dask")
+        raise StudyError("only with {backend} dask", "scheduler", ("backend",))
 
 
 def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: str,
@@ -442,23 +444,23 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
     search per level (and per variant), ``parity_games`` games per strength tried.
     """
     if not _NAME_PATTERN.match(name) or name in (".", ".."):
-        raise StudyError(f"--name: {name!r} is not a usable directory name (letters, digits, _ . -)")
-    check_count(games, "--games", 1)
+        raise StudyError(f"{name!r} is not a usable directory name (letters, digits, _ . -)", "name")
+    check_count(games, "games", 1)
     check_seed(seed)
     if not levels or any(level not in LEVELS for level in levels):
-        raise StudyError(f"--levels: need levels between {MIN_LEVEL} and {MAX_LEVEL}, got {list(levels)}")
+        raise StudyError(f"need levels between {MIN_LEVEL} and {MAX_LEVEL}, got {list(levels)}", "levels")
     check_options(rounds, start_bonus, parity_games, backend, scheduler, board)
     if readings_games < 0 or readings_games == 1:
-        raise StudyError(f"--readings-games: at least 2 games give an interval, got {readings_games}")
+        raise StudyError(f"at least 2 games give an interval, got {readings_games}", "readings_games")
     chosen = scripted_profiles() if profiles is None else check_profiles(profiles)
     strengths = parse_strengths(",".join(str(float(strength)) for strength in strengths))
     base = base_parts(levels, chosen, strengths)
     taken = {BASE_VARIANT, *(part.name for part in base)}
     for variant in variants:
         if variant.name in taken or _BASE_PART.match(variant.name):
-            raise StudyError(f"--variant: {variant.source}: the name {variant.name!r} is taken; rename the file "
+            raise StudyError(f"{variant.source}: the name {variant.name!r} is taken; rename the file "
                              "(variant names come from the file name and must differ from each other, from 'base' "
-                             "and from solo-/duel-/vs- part names)")
+                             "and from solo-/duel-/vs- part names)", "variants")
         taken.add(variant.name)
     parts = list(base)
     for variant in variants:

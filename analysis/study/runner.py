@@ -88,7 +88,7 @@ def resolve_engine(engine: str | None) -> tuple[str, str]:
         try:
             engine_function(engine)
         except ImportError as error:
-            raise StudyError(f"--engine: the {engine} engine cannot be loaded: {error}") from None
+            raise StudyError(f"the {engine} engine cannot be loaded: {error}", "engine") from None
         return engine, ""
     try:
         engine_function("numba")
@@ -130,13 +130,14 @@ def cluster_threads(scheduler: str) -> int:
     try:
         from dask.distributed import Client
     except ImportError as error:
-        raise StudyError(f"--backend dask: dask.distributed cannot be imported ({error})") from None
+        raise StudyError(f"{{backend}} dask: dask.distributed cannot be imported ({error})",
+                         mentions=("backend",)) from None
     try:
         with Client(scheduler, timeout=SCHEDULER_TIMEOUT) as client:
             return max(1, sum(client.nthreads().values()))
     except Exception as error:  # distributed raises OSError, TimeoutError or ValueError by address and version
-        raise StudyError(f"--scheduler: cannot reach a Dask scheduler at {scheduler!r} "
-                         f"({type(error).__name__}: {error})") from None
+        raise StudyError(f"cannot reach a Dask scheduler at {scheduler!r} "
+                         f"({type(error).__name__}: {error})", "scheduler") from None
 
 
 def run_simulation(*args: Any, **kwargs: Any) -> Path:
@@ -238,7 +239,7 @@ def run_study(
     strengths = parse_strengths(strengths) if isinstance(strengths, str) else strengths
     variants = [variants] if isinstance(variants, str | Path) else variants
     if workers < 1:
-        raise StudyError(f"--workers: must be at least 1, got {workers}")
+        raise StudyError(f"must be at least 1, got {workers}", "workers")
     study_dir = Path(results_dir) / name
     loaded = [read_variant(path) for path in variants]  # validate every overlay before any work
     engine, note = resolve_engine(engine)

@@ -34,9 +34,9 @@ class SensitivityOptions:
 
     def __post_init__(self) -> None:
         if not is_whole_number(self.level) or self.level not in LEVELS:  # 4.0 == 4 passed, then failed as a key
-            raise ConfigError(f"--level: must be one of {LEVELS[0]}-{LEVELS[-1]}, got {self.level!r}")
+            raise ConfigError(f"must be one of {LEVELS[0]}-{LEVELS[-1]}, got {self.level!r}", "level")
         if not is_whole_number(self.games) or self.games < 2:
-            raise ConfigError(f"--games: must be at least 2 (a paired interval needs two games), got {self.games}")
+            raise ConfigError(f"must be at least 2 (a paired interval needs two games), got {self.games}", "games")
         check_seed(self.seed)
         check_engine(self.engine)
 
@@ -54,15 +54,15 @@ def parse_opponent(text: str, data: GameData) -> str | None:
     if text.strip().lower() == "none":
         return None
     if not text.strip().startswith("scripted:"):  # --seats' own message would offer luna:<level> too
-        raise ConfigError(f"--opponent: {text!r} is not a scripted seat (scripted:<profile>[@strength] or none)")
+        raise ConfigError(f"{text!r} is not a scripted seat (scripted:<profile>[@strength] or none)", "opponent")
     try:
         seat = parse_seat(text, data.players.profiles)
     except ConfigError as error:
-        raise ConfigError(str(error).replace("--seats:", "--opponent:", 1)) from None
+        raise ConfigError(error.problem, "opponent") from None
     if seat.kind != "scripted":
-        raise ConfigError(f"--opponent: {text!r} is not a scripted seat (scripted:<profile>[@strength] or none)")
+        raise ConfigError(f"{text!r} is not a scripted seat (scripted:<profile>[@strength] or none)", "opponent")
     if data.players.profiles[seat.profile].passive:
-        raise ConfigError(f"--opponent: {seat.profile!r} is passive and never wins; choose an active profile")
+        raise ConfigError(f"{seat.profile!r} is passive and never wins; choose an active profile", "opponent")
     return text.strip()
 
 

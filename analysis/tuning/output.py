@@ -220,7 +220,7 @@ def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE
     sim.run.OutputPathError
         No directory can be written at ``out`` (checked before any game is played).
     """
-    check_count(games, "--games", 1)
+    check_count(games, "games", 1)
     check_seed(seed)
     start_overlay, raw_luna = start_data(overlay)
     profiles = load_game_data(start_overlay or None).players.profiles

@@ -206,7 +206,7 @@ def _metric(fields: _Goal, where: str, profiles: Mapping[str, Profile]) -> Metri
         try:
             seats = parse_seats(str(fields.opponent), profiles)
         except ConfigError as error:
-            raise DataError([f"{where}.opponent: {str(error).removeprefix('--seats: ')}"]) from None
+            raise DataError([f"{where}.opponent: {error.problem}"]) from None
         if any(seat.kind != "scripted" for seat in seats):
             raise DataError([f"{where}.opponent: list scripted seats only (Luna's seat is the level's)"])
         if len(seats) >= MAX_SEATS:

@@ -36,7 +36,7 @@ def test_bad_seats_raise_config_error(text):
     with pytest.raises(ConfigError) as caught:
         GameConfig(seats=parse_seats(text))
     message = str(caught.value)
-    assert message.startswith("--seats: ") and "\n" not in message
+    assert message.startswith("seats: ") and "\n" not in message
 
 
 @pytest.mark.parametrize(("text", "level"), [("luna:05", 5), ("luna:0", 0), ("luna:008", 8)])
@@ -49,18 +49,18 @@ def test_a_level_with_leading_zeros_reads_as_levels_does(text, level):
 @pytest.mark.parametrize("text", ["luna:2,scripted:passive", "luna:0,scripted:passive,luna:3",
                                   "luna:1,luna:2,luna:3,luna:4,luna:5"])
 def test_bad_seat_lists_raise_config_error(text):
-    with pytest.raises(ConfigError, match=r"^--seats: "):
+    with pytest.raises(ConfigError, match=r"^seats: "):
         GameConfig(seats=parse_seats(text))
 
 
 @pytest.mark.parametrize("rounds", [0, 5, 8])
 def test_rounds_are_6_or_7(rounds):
-    with pytest.raises(ConfigError, match=r"^--rounds: "):
+    with pytest.raises(ConfigError, match=r"^rounds: "):
         GameConfig(seats=parse_seats("luna:2"), rounds=rounds)
 
 
 def test_start_bonus_is_random_or_none():
-    with pytest.raises(ConfigError, match=r"^--start-bonus: "):
+    with pytest.raises(ConfigError, match=r"^start_bonus: "):
         GameConfig(seats=parse_seats("luna:2"), start_bonus="maybe")
 
 
