@@ -113,6 +113,35 @@ def check_seed(seed: object, name: str = "seed") -> int:
     return int(seed)
 
 
+def check_rounds(rounds: object, name: str = "rounds") -> int:
+    """``rounds`` as a game's rounds, or a one-line error naming ``name``: of another type (``"6"``, ``6.0``) the
+    error says so, where a plain membership test said the value 6 was wrong."""
+    if not is_whole_number(rounds):
+        raise ConfigError(f"must be an integer, got {type(rounds).__name__} {rounds!r}", name)
+    if rounds not in ALLOWED_ROUNDS:
+        raise ConfigError(f"must be {ROUNDS}, or {SINGULARITY_ROUNDS} for the Singularity threat card; got {rounds}",
+                          name)
+    return int(rounds)
+
+
+def check_choice(value: object, name: str, choices: Iterable[str]) -> str:
+    """``value`` when it is one of ``choices`` (strings), else a one-line error naming ``name`` that says whether
+    the type or the value is wrong."""
+    words = " or ".join(map(repr, choices))
+    if not isinstance(value, str):
+        raise ConfigError(f"must be a string, {words}; got {type(value).__name__} {value!r}", name)
+    if value not in choices:
+        raise ConfigError(f"must be {words}, got {value!r}", name)
+    return value
+
+
+def check_table(rounds: object, start_bonus: object, board: object) -> int:
+    """Check what a game is played with besides its seats (see :class:`GameConfig`); returns ``rounds`` as an int."""
+    check_choice(start_bonus, "start_bonus", START_BONUS_CHOICES)
+    check_choice(board, "board", BOARDS)
+    return check_rounds(rounds)
+
+
 @dataclass(frozen=True)
 class Seat:
     """One seat at the table."""
@@ -143,14 +172,8 @@ class GameConfig:
     def __post_init__(self) -> None:
         if not 1 <= len(self.seats) <= MAX_SEATS:
             raise ConfigError(f"a game has 1 to {MAX_SEATS} seats, got {len(self.seats)}", "seats")
-        if self.rounds not in ALLOWED_ROUNDS:
-            raise ConfigError(f"must be {ROUNDS}, or {SINGULARITY_ROUNDS} for the Singularity threat card; "
-                              f"got {self.rounds}", "rounds")
-        if self.start_bonus not in START_BONUS_CHOICES:
-            raise ConfigError(f"must be {' or '.join(map(repr, START_BONUS_CHOICES))}, "
-                              f"got {self.start_bonus!r}", "start_bonus")
-        if self.board not in BOARDS:
-            raise ConfigError(f"must be {' or '.join(map(repr, BOARDS))}, got {self.board!r}", "board")
+        # a numpy integer is a number of rounds too; kept as a Python int, as the tables and manifests expect
+        object.__setattr__(self, "rounds", check_table(self.rounds, self.start_bonus, self.board))
         kinds = [seat.kind for seat in self.seats]
         if "luna" in kinds and "scripted" in kinds[kinds.index("luna"):]:
             raise ConfigError("Luna sits last in seat order; list scripted seats before Luna seats", "seats")

@@ -25,7 +25,7 @@ import numpy as np
 
 from sim import reference
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_MAJORITY_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
-from sim.config import ConfigError, GameConfig
+from sim.config import ConfigError, GameConfig, check_choice
 from sim.gamedata import GameData
 from sim.invariants import check_final_rows, round_checker
 
@@ -204,6 +204,8 @@ ENGINES: tuple[str, ...] = tuple(_REGISTRY)  # the names --engine accepts
 
 
 def _engine(name: str) -> Engine:
+    if not isinstance(name, str):  # a list failed as unhashable, a number as an unknown engine
+        check_choice(name, "engine", ENGINES)
     try:
         return _REGISTRY[name]
     except KeyError:

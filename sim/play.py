@@ -141,6 +141,11 @@ def play(seats: str | Sequence[Seat], games: int, seed: int = 0, *, overlay: str
         A bad argument (one line); ``sim.gamedata.DataError`` for a bad overlay.
     """
     games = check_count(games, "games", 1)
+    if not isinstance(seats, str | Sequence):  # a number failed as "not iterable"
+        raise ConfigError(f"must be text like 'luna:5' or a sequence of Seat, got {type(seats).__name__} {seats!r}",
+                          "seats")
+    if not isinstance(detail, bool | np.bool_):  # "no" is true, and would have kept the rows
+        raise ConfigError(f"must be True or False, got {type(detail).__name__} {detail!r}", "detail")
     first_game = check_count(first_game, "first_game", 0)
     check_seed(seed, "seed")
     if overlay is not None and data is not None:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim.config import GameConfig, Seat, parse_seats
+from sim.config import ConfigError, GameConfig, Seat, parse_seats
 from sim.gamedata import DataError, load_game_data
 from sim.play import Played, play
 from sim.run import RunOptions, run_simulation
@@ -127,3 +127,20 @@ def test_bad_arguments_are_one_line_value_errors(call, message):
     with pytest.raises(ValueError, match=message) as caught:
         call()
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("keywords", "message"), [
+    # "rounds: must be 7, or 6 ...; got 6": the value 6 is right, its type is not (a QA pass of the Python API)
+    ({"rounds": "6"}, "rounds: must be an integer, got str '6'"),
+    ({"rounds": 6.0}, "rounds: must be an integer, got float 6.0"),  # was played
+    ({"rounds": True}, "rounds: must be an integer, got bool True"),
+    ({"start_bonus": 3}, "start_bonus: must be a string, 'random' or 'none'; got int 3"),
+    ({"board": b"moon"}, "board: must be a string, 'moon' or 'belt'; got bytes b'moon'"),
+    ({"engine": ["numba"]}, "engine: must be a string, 'reference' or 'numba'; got list ['numba']"),  # unhashable
+    ({"seats": 5}, "seats: must be text like 'luna:5' or a sequence of Seat, got int 5"),  # not iterable
+    ({"detail": "no"}, "detail: must be True or False, got str 'no'"),  # kept the rows
+])
+def test_arguments_of_the_wrong_type_say_the_type_is_wrong(keywords, message):
+    with pytest.raises(ConfigError) as caught:
+        play(**{"seats": "luna:5", "games": 2, "engine": "reference", **keywords})
+    assert str(caught.value) == message

@@ -18,17 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from analysis.schema import BASE_VARIANT, CATEGORY_SCORES, MANIFEST_FILE, ROUNDS_FILE, SCORE_TOTAL, SEATS_FILE
-from sim.config import DEFAULT_START_BONUS, ConfigError, check_count, check_seed, plain_number
+from sim.config import DEFAULT_START_BONUS, ConfigError, check_count, check_seed, check_table, plain_number
 from sim.constants import (
-    ALLOWED_ROUNDS,
     BACKENDS,
-    BOARDS,
     DEFAULT_BOARD,
     LEVELS,
     MAX_LEVEL,
     MIN_LEVEL,
     ROUNDS,
-    START_BONUS_CHOICES,
     builtin_profiles,
 )
 
@@ -415,14 +412,11 @@ def passive_profiles() -> frozenset[str]:
 def check_options(rounds: int, start_bonus: str, parity_games: int, backend: str, scheduler: str | None,
                   board: str = DEFAULT_BOARD) -> None:
     """Validate the study options that are not parts (one-line :class:`StudyError` naming the option)."""
-    if rounds not in ALLOWED_ROUNDS:
-        raise StudyError(f"must be one of {', '.join(map(str, ALLOWED_ROUNDS))}, got {rounds}", "rounds")
-    if start_bonus not in START_BONUS_CHOICES:
-        raise StudyError(f"must be one of {', '.join(START_BONUS_CHOICES)}, got {start_bonus!r}", "start_bonus")
-    if board not in BOARDS:
-        raise StudyError(f"must be one of {', '.join(BOARDS)}, got {board!r}", "board")
-    if parity_games < 1:
-        raise StudyError(f"must be at least 1, got {parity_games}", "parity_games")
+    try:  # the checks every game's configuration makes, so the study's parts can be played
+        check_table(rounds, start_bonus, board)
+        check_count(parity_games, "parity_games", 1)
+    except ConfigError as error:  # a study's own error, as its callers expect
+        raise StudyError(error.problem, error.option, error.mentions) from None
     if backend not in BACKENDS:
         raise StudyError(f"unknown backend {backend!r} ({' or '.join(BACKENDS)})", "backend")
     if backend == "dask" and not scheduler:
@@ -450,7 +444,7 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
     if not levels or any(level not in LEVELS for level in levels):
         raise StudyError(f"need levels between {MIN_LEVEL} and {MAX_LEVEL}, got {list(levels)}", "levels")
     check_options(rounds, start_bonus, parity_games, backend, scheduler, board)
-    if readings_games < 0 or readings_games == 1:
+    if check_count(readings_games, "readings_games", 0) == 1:
         raise StudyError(f"at least 2 games give an interval, got {readings_games}", "readings_games")
     chosen = scripted_profiles() if profiles is None else check_profiles(profiles)
     strengths = parse_strengths(",".join(str(float(strength)) for strength in strengths))

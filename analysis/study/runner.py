@@ -46,7 +46,7 @@ from analysis.study.plan import (
 )
 from analysis.study.readings_step import readings_are_finished, readings_games_to_play, run_readings
 from analysis.study.summaries import PartReducer
-from sim.config import DEFAULT_START_BONUS, GameConfig, parse_levels, parse_seats
+from sim.config import DEFAULT_START_BONUS, GameConfig, check_count, parse_levels, parse_seats
 from sim.constants import DEFAULT_BOARD, ROUNDS
 from sim.gamedata import load_game_data
 from sim.progress import progress_bar
@@ -238,8 +238,7 @@ def run_study(
     profiles = parse_profiles(profiles) if isinstance(profiles, str) else profiles
     strengths = parse_strengths(strengths) if isinstance(strengths, str) else strengths
     variants = [variants] if isinstance(variants, str | Path) else variants
-    if workers < 1:
-        raise StudyError(f"must be at least 1, got {workers}", "workers")
+    check_count(workers, "workers", 1)
     study_dir = Path(results_dir) / name
     loaded = [read_variant(path) for path in variants]  # validate every overlay before any work
     engine, note = resolve_engine(engine)
