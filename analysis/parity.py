@@ -9,6 +9,7 @@ strength whose win rate's upper Wilson bound reaches 1/2 to the strength whose l
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats import wilson_interval
+from analysis.study.plan import PARITY_TOLERANCE
 from sim.config import DEFAULT_START_BONUS, GameConfig, Seat
 from sim.constants import DEFAULT_BOARD, ROUNDS
 from sim.engines import engine_function
@@ -70,9 +72,18 @@ def _crossing(function: Callable[[float], float], target: float, low: float, hig
     return 0.5 * (low + high)
 
 
+def strength_decimals(tolerance: float) -> int:
+    """The decimals a strength bisected to ``tolerance`` is given with: the first place at least as fine as the
+    tolerance (2 for 0.01, 3 for the tuner's 0.0025); more would show digits the search never settled."""
+    # the small margin keeps 0.01, whose log10 may come out a hair beyond -2, at two decimals
+    return max(0, math.ceil(-math.log10(tolerance) - 1e-9))
+
+
 def strength_at_parity(curve: WinRateCurve, low: float = 0.25, high: float = 4.0,
-                       tolerance: float = 0.01) -> ParityResult:
-    """Bisect for the parity strength of one level, widening the bracket if it does not hold the root."""
+                       tolerance: float = PARITY_TOLERANCE) -> ParityResult:
+    """Bisect for the parity strength of one level, widening the bracket if it does not hold the root.
+
+    The strength and its interval are rounded to :func:`strength_decimals` of ``tolerance``."""
     while curve(low) > 0.5 and low > 1e-3:
         low /= 2
     while curve(high) < 0.5 and high < 64:
@@ -80,14 +91,16 @@ def strength_at_parity(curve: WinRateCurve, low: float = 0.25, high: float = 4.0
     strength = _crossing(curve, 0.5, low, high, tolerance)
     upper_reaches = _crossing(lambda s: curve.bounds(s)[1], 0.5, low, strength, tolerance)
     lower_reaches = _crossing(lambda s: curve.bounds(s)[0], 0.5, strength, high, tolerance)
-    return ParityResult(level=curve.level, strength=round(strength, 3), low=round(upper_reaches, 3),
-                        high=round(lower_reaches, 3), win_rate=curve(strength), games=curve.games,
+    decimals = strength_decimals(tolerance)
+    return ParityResult(level=curve.level, strength=round(strength, decimals), low=round(upper_reaches, decimals),
+                        high=round(lower_reaches, decimals), win_rate=curve(strength), games=curve.games,
                         evaluations=len(curve.cache))
 
 
 def parity_table(data: GameData, profile: str, levels: list[int], games: int, seed: int, engine: str,
-                 tolerance: float = 0.01, progress: Callable[[int], None] | None = None, rounds: int = ROUNDS,
-                 start_bonus: str = DEFAULT_START_BONUS, board: str = DEFAULT_BOARD) -> pd.DataFrame:
+                 tolerance: float = PARITY_TOLERANCE, progress: Callable[[int], None] | None = None,
+                 rounds: int = ROUNDS, start_bonus: str = DEFAULT_START_BONUS,
+                 board: str = DEFAULT_BOARD) -> pd.DataFrame:
     """Strength at parity per level, one row each."""
     rows = []
     for level in levels:

@@ -433,7 +433,7 @@ def command_levels(args: argparse.Namespace) -> int:
 
 
 def command_parity(args: argparse.Namespace) -> int:
-    from analysis.parity import parity_table
+    from analysis.parity import parity_table, strength_decimals
 
     data = load_game_data(args.overlay)
     if args.profile not in data.players.profiles:
@@ -456,7 +456,9 @@ def command_parity(args: argparse.Namespace) -> int:
                              start_bonus=args.start_bonus, board=args.board)
     print(f"Strength at parity of scripted:{args.profile} against Luna ({args.games} games per strength, "
           f"seed {args.seed}, common random numbers; 95% interval low-high)")
-    print(table.to_string(index=False))
+    decimals = strength_decimals(args.tolerance)  # what the bisection settles, in every row alike (1.20, not 1.2)
+    print(table.to_string(index=False, formatters={column: f"{{:.{decimals}f}}".format
+                                                   for column in ("strength", "low", "high")}))
     if args.csv:
         from analysis.render import atomic_write
 

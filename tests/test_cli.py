@@ -168,7 +168,14 @@ def test_parity_finds_the_crossing_inside_its_interval(tmp_path, capsys):
     row = table.iloc[0]
     assert row.low <= row.strength <= row.high
     assert abs(row.win_rate - 0.5) < 0.1  # the bisection stopped where the win rate crosses one half
-    assert "Strength at parity" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Strength at parity" in out
+    # to the decimals a bisection to 0.05 settles, two, in the table and in print (it showed three)
+    assert all(value == round(value, 2) for value in (row.strength, row.low, row.high))
+    header, printed = out.splitlines()[1:3]
+    shown = dict(zip(header.split(), printed.split(), strict=True))
+    assert [shown[column] for column in ("strength", "low", "high")] == [f"{row[column]:.2f}"
+                                                                      for column in ("strength", "low", "high")]
 
 
 @pytest.mark.parametrize(("profile", "message"), [("passive", "never wins"), ("nope", "unknown scripted profile")])

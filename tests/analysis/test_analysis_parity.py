@@ -6,8 +6,9 @@ import math
 
 import pytest
 
-from analysis.parity import WinRateCurve, strength_at_parity
+from analysis.parity import WinRateCurve, strength_at_parity, strength_decimals
 from analysis.stats import wilson_interval
+from analysis.study.plan import PARITY_TOLERANCE
 
 
 class LogisticCurve(WinRateCurve):
@@ -37,3 +38,13 @@ def test_more_games_give_a_narrower_interval():
     few = strength_at_parity(LogisticCurve(1.5, games=400), tolerance=0.001)
     many = strength_at_parity(LogisticCurve(1.5, games=40_000), tolerance=0.001)
     assert (many.high - many.low) < (few.high - few.low) / 5
+
+
+@pytest.mark.parametrize(("tolerance", "decimals"), [(PARITY_TOLERANCE, 2), (0.0025, 3), (0.001, 3), (0.1, 1)])
+def test_strengths_are_given_to_the_decimals_the_bisection_settles(tolerance, decimals):
+    # parity printed and tabled 1.234 where its bisection to 0.01 settles only 1.23 (a QA pass of the API)
+    result = strength_at_parity(LogisticCurve(1.2345678, games=10_000), tolerance=tolerance)
+    for value in (result.strength, result.low, result.high):
+        assert value == round(value, decimals)
+        assert value != round(value, decimals - 1)  # no coarser than the search either (true of this root)
+    assert strength_decimals(tolerance) == decimals
