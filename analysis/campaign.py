@@ -131,6 +131,19 @@ def calibration_table(result: CampaignResult) -> pd.DataFrame:
     return _with_interval(frame, np.asarray(result.win_rate) * games, games, "luna_win_rate")
 
 
+def percent_of(count: int, total: int, decimals: int = 0) -> str:
+    """``count`` of ``total`` as a percentage to ``decimals``, a half rounded up, worked out in integers.
+
+    Formatting the float share rounds the exact halves a count of campaigns often gives both ways: ``9 / 40`` is
+    22.5 % and ``f"{9 / 40:.0%}"`` gives the even 22 %, while ``111 / 200`` is stored a hair above 0.555 and gives
+    56 %. The integers have no such hair, so every half goes up.
+    """
+    scale = 10**decimals
+    rounded = (200 * scale * int(count) + int(total)) // (2 * int(total))  # 100 * scale * count / total, halves up
+    whole, part = divmod(rounded, scale)
+    return f"{whole}.{part:0{decimals}d}%" if decimals else f"{whole}%"
+
+
 def answer(result: CampaignResult) -> str:
     """The designer's question in one sentence: where Luna settles and how often each person wins."""
     options, levels = result.options, result.level[:, -1]
@@ -147,16 +160,22 @@ def answer(result: CampaignResult) -> str:
     return (f"Against {', '.join(options.seat_labels[seat] for seat in people)}, starting at level "
             f"{result.level[0, 0]} with policy {options.policy.label} over {chapters}, Luna plays "
             f"the last chapter most often at level{'s' if len(modes) > 1 else ''} {mode} "
-            f"({counts[modes[0]] / len(levels):.0%} of {len(levels)} campaigns{' each' if len(modes) > 1 else ''}; "
+            f"({percent_of(counts[modes[0]], len(levels))} of {len(levels)} campaigns"
+            f"{' each' if len(modes) > 1 else ''}; "
             f"mean level {levels.mean():.2f}); {who}; Luna wins {luna:.1%}.")
 
 
 # ---------------------------------------------------------------- figures
 
 @styled
-def plot_level_trajectories(levels: pd.DataFrame) -> Figure:
-    """Heatmap of the share of campaigns at each level (rows) in each chapter (columns), numbers in the cells."""
+def plot_level_trajectories(levels: pd.DataFrame, campaigns: int) -> Figure:
+    """Heatmap of the share of campaigns at each level (rows) in each chapter (columns), numbers in the cells.
+
+    ``levels`` is :func:`level_by_chapter`'s table of ``campaigns`` campaigns; the cells' numbers are worked out
+    from the counts of campaigns (see :func:`percent_of`).
+    """
     grid = levels[list(LEVEL_COLUMNS)].to_numpy(dtype=float).T
+    counts = np.rint(grid * campaigns).astype(np.int64)  # each share is a count over campaigns
     figure, axes = new_figure(width=max(4.5, 1.0 + 0.8 * grid.shape[1]))
     ax = axes[0, 0]
     image = ax.imshow(grid, aspect="auto", cmap="Blues", origin="lower", vmin=0.0, vmax=1.0)
@@ -169,10 +188,11 @@ def plot_level_trajectories(levels: pd.DataFrame) -> Figure:
     ax.set_title("Share of campaigns at each level (line: mean level)")
     figure.colorbar(image, ax=ax, label="Share of campaigns")
     if grid.size <= 400:
-        for (row, col), value in np.ndenumerate(grid):
-            if value > 0:
-                ax.text(col, row, f"{value:.0%}" if value >= 0.005 else "<1%", ha="center", va="center", fontsize=7,
-                        color="white" if value > 0.6 else "black")
+        for (row, col), count in np.ndenumerate(counts):
+            if count > 0:
+                label = "<1%" if 200 * count < campaigns else percent_of(count, campaigns)  # below 0.5 %
+                ax.text(col, row, label, ha="center", va="center", fontsize=7,
+                        color="white" if grid[row, col] > 0.6 else "black")
     return figure
 
 
@@ -240,7 +260,7 @@ def write_campaign_files(result: CampaignResult, folder: Path) -> None:
               "win_rates_by_chapter": win_rates_by_chapter(result)}
     if result.win_rate is not None:
         tables["calibration"] = calibration_table(result)
-    figures = {"level_trajectories": plot_level_trajectories(levels),
+    figures = {"level_trajectories": plot_level_trajectories(levels, result.level.shape[0]),
                "sp_distribution": plot_sp_distribution(distribution)}
     sentence = answer(result)
     sections = [Section(s.id, s.title, sentence, s.items) if s.id == "answer" else s for s in SECTIONS]

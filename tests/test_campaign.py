@@ -419,3 +419,26 @@ def test_the_answer_names_every_level_a_tie_shares(data, rules):
         dataclasses.replace(result, level=levels))
     levels[:, -1] = [4, 2, 4]
     assert "most often at level 4 (67% of 3 campaigns;" in answer(dataclasses.replace(result, level=levels))
+
+
+def test_heatmap_labels_round_a_half_up_from_the_counts():
+    # the labels formatted the float share: 9 of 40 campaigns (22.5 %) showed 22 %, 111 of 200 (55.5 %) 56 % and
+    # 1 of 200 (0.5 %) 0 % in a coloured cell (a QA pass of the reports' words against their numbers)
+    import matplotlib.pyplot as plt
+
+    from analysis.campaign import LEVEL_COLUMNS, percent_of, plot_level_trajectories
+
+    def labels(counts: dict[str, int], campaigns: int) -> list[str]:
+        shares = {column: counts.get(column, 0) / campaigns for column in LEVEL_COLUMNS}
+        levels = pd.DataFrame({"chapter": [1], **{column: [share] for column, share in shares.items()},
+                               "mean_level": [3.0]})
+        figure = plot_level_trajectories(levels, campaigns)
+        texts = sorted(text.get_text() for text in figure.axes[0].texts)
+        plt.close(figure)
+        return texts
+
+    assert labels({"level_2": 9, "level_3": 29, "level_4": 2}, 40) == ["23%", "5%", "73%"]
+    assert labels({"level_2": 111, "level_3": 88, "level_4": 1}, 200) == ["1%", "44%", "56%"]
+    assert labels({"level_2": 1, "level_3": 200_000}, 200_001) == ["100%", "<1%"]
+    assert [percent_of(9, 40, 1), percent_of(1, 8, 2), percent_of(1, 3, 1), percent_of(2, 3)] == \
+        ["22.5%", "12.50%", "33.3%", "67%"]
