@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import logging
 import os
 import warnings
@@ -52,6 +53,7 @@ def ordered_results(function: Callable[..., Any], calls: Iterable[tuple[Any, ...
             yield from _closed_quietly(Parallel(n_jobs=jobs, return_as="generator")(tasks))
         return
     skip_cancelled_work_ids()
+    read_results_watching_workers()
     yield from _closed_quietly(Parallel(n_jobs=workers, return_as="generator")(tasks))
 
 
@@ -136,3 +138,69 @@ def skip_cancelled_work_ids() -> None:
 
     add_call_item_to_queue.skips_cancelled_work_ids = True  # type: ignore[attr-defined]
     manager.add_call_item_to_queue = add_call_item_to_queue
+
+
+def read_results_watching_workers() -> None:
+    """Make loky's reads of a result give up once a worker dies with the result half sent (idempotent).
+
+    A worker sends its result (a chunk's columns: up to 32 MiB) through a pipe in many writes, and loky's manager
+    thread reads it in one blocking ``recv``. A worker that dies in between (a SIGTERM sent to the whole process
+    group reaches the workers too; the OOM killer) never sends the rest, and the read gets no end of file either:
+    the parent keeps the pipe's writing end open for the workers it may start later. The manager thread then waits
+    forever, and the parent with it, since stopping shuts the pool down and joins that thread: a run stopped with
+    ``kill -TERM -- -PGID`` hung until a second signal, twice in 51 tries. So the manager's reads of results wait
+    for more bytes or for a worker's death before each piece (:func:`_read_while_workers_live`); loky takes the
+    read's error for a broken pool, kills the workers left and lets go, and the caller gets its interrupt, or the
+    pool's error, as when a worker dies while it plays. A loky or a Python laid out differently is left alone.
+    """
+    from multiprocessing.connection import Connection
+
+    from joblib.externals.loky import process_executor
+
+    manager = getattr(process_executor, "_ExecutorManagerThread", None)
+    wait_for_result = getattr(manager, "wait_result_broken_or_wakeup", None)
+    if (wait_for_result is None or getattr(wait_for_result, "watches_workers", False)
+            or not hasattr(Connection, "_recv")):
+        return
+
+    @functools.wraps(wait_for_result)
+    def wait_result_broken_or_wakeup(self: Any) -> Any:
+        reader = getattr(getattr(self, "result_queue", None), "_reader", None)
+        # ``_recv(size)`` is the one loop that reads a POSIX Connection's bytes (its framing and unpickling
+        # stay Python's); set once per pool, on the parent's reader alone (a pickled Connection keeps no attributes)
+        if type(reader) is Connection and "_recv" not in vars(reader):
+            reader._recv = functools.partial(_read_while_workers_live, reader.fileno(), self.processes)
+        return wait_for_result(self)
+
+    wait_result_broken_or_wakeup.watches_workers = True  # type: ignore[attr-defined]
+    manager.wait_result_broken_or_wakeup = wait_result_broken_or_wakeup
+
+
+class ResultCutOffError(OSError):
+    """A pool's worker died while the result being read was incomplete (the pool is broken)."""
+
+
+def _read_while_workers_live(handle: int, processes: dict[int, Any], size: int) -> io.BytesIO:
+    """``size`` bytes from the pipe ``handle``, as ``Connection._recv`` reads them, unless a worker dies first.
+
+    Before each read it waits for the pipe or for the death of one of ``processes`` (the pool's live workers,
+    looked at afresh each time, as workers come and go). A worker's writes are in the pipe before its death shows,
+    so a death seen with the pipe empty means no more bytes will come from that worker; the read fails then
+    rather than wait. Workers that leave on purpose say so through this pipe and are dropped from ``processes``
+    before any later result is read, so only a death nobody asked for ends a read.
+    """
+    from multiprocessing.connection import wait
+
+    received = io.BytesIO()
+    remaining = size
+    while remaining > 0:
+        if handle not in wait([handle, *(process.sentinel for process in list(processes.values()))]):
+            raise ResultCutOffError(f"a worker process died with {remaining} of {size} bytes of a result unsent")
+        piece = os.read(handle, remaining)
+        if not piece:
+            if remaining == size:
+                raise EOFError
+            raise OSError("got end of file during message")  # as Connection._recv
+        received.write(piece)
+        remaining -= len(piece)
+    return received

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 import warnings
 
@@ -89,3 +91,60 @@ def test_a_dask_client_closed_under_its_gathers_logs_no_traceback(caplog):
     callback_failed(CommClosedError("outside a run it is logged again"))
     assert [record.exc_info[1].args[0] for record in caplog.records] == [
         "any other error is still logged", "outside a run it is logged again"]
+
+
+# A child process whose worker for call 1 sends the start of its result, holding the result pipe's lock, and dies
+# (SIGKILL) before the rest: as a SIGTERM sent to a run's whole process group can kill a worker. With "interrupt"
+# the worker first sends the parent SIGINT, so the parent is stopping (joblib shutting its pool down and joining
+# loky's manager thread) as the worker dies, which is how `kill -TERM -- -PGID` met it. Prints what the caller got.
+_RESULT_CUT_OFF = """
+import os, signal, struct, sys
+from joblib.externals.loky.process_executor import BrokenProcessPool
+from sim.dispatch import ordered_results
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+interrupt = sys.argv[1] == "interrupt"
+
+def cut_off(value):
+    if value == 1:
+        frame = sys._getframe()
+        while "result_queue" not in frame.f_locals:  # loky's worker loop, which sends the results
+            frame = frame.f_back
+        results = frame.f_locals["result_queue"]
+        results._wlock.acquire()
+        os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + b"the first bytes of 1 MiB")
+        if interrupt:
+            os.kill(os.getppid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return value
+
+try:
+    list(ordered_results(cut_off, [(0,), (1,), (2,)], 2, "local", None))
+except BrokenProcessPool:
+    print("broken pool")
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+@pytest.mark.parametrize(("how", "said"), [("run on", "broken pool"), ("interrupt", "interrupted")])
+def test_a_worker_dying_with_its_result_half_sent_hangs_nobody(how, said):
+    """Regression (a run stopped with `kill -TERM -- -PGID` waited forever, twice in 63 tries, until a second
+    signal): loky's manager thread read a result whose worker had died half-way through sending it, and waited
+    for the rest forever (the parent holds the pipe's other end, so no end of file came), and joblib, shutting
+    the pool down, joined that thread. The timeout only detects a hang: the child ends at once when it passes."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    child = subprocess.Popen([sys.executable, "-c", _RESULT_CUT_OFF, how], cwd=root, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(root)},
+                             start_new_session=True)
+    try:
+        out, err = child.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)  # the child and its workers
+        child.communicate()
+        pytest.fail(f"{how}: the caller still waited for the dead worker's result after 120 s")
+    assert (child.returncode, out) == (0, f"{said}\n"), err
