@@ -549,7 +549,14 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(signal, "SIGXFSZ"):  # over a file-size limit a write should fail (EFBIG), not kill the process
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     with stop_signals_as_interrupts():
-        return _run(argv)
+        # here, not in _run: building the parser imports modules for a good part of a second, and an interrupt
+        # then is a stop like any other (one line, 128 + the signal), not a traceback and exit 1
+        try:
+            return _run(argv)
+        except KeyboardInterrupt as error:
+            cause = f" by {error.args[0]}" if isinstance(error, Stopped) else ""
+            sys.stderr.write(f"luna-balance: interrupted{cause}; nothing half-written was left behind\n")
+            return interrupted_exit_code(error)
 
 
 def _run(argv: list[str] | None) -> int:
@@ -580,10 +587,6 @@ def _run(argv: list[str] | None) -> int:
     except OSError as error:  # every writer cleans up after itself, so nothing half-written is left
         sys.stderr.write(f"luna-balance: {_os_problem(error)}\n")
         return EXIT_USAGE
-    except KeyboardInterrupt as error:
-        cause = f" by {error.args[0]}" if isinstance(error, Stopped) else ""
-        sys.stderr.write(f"luna-balance: interrupted{cause}; nothing half-written was left behind\n")
-        return interrupted_exit_code(error)
 
 
 if __name__ == "__main__":
