@@ -148,7 +148,7 @@ def read_results_watching_workers() -> None:
     group reaches the workers too; the OOM killer) never sends the rest, and the read gets no end of file either:
     the parent keeps the pipe's writing end open for the workers it may start later. The manager thread then waits
     forever, and the parent with it, since stopping shuts the pool down and joins that thread: a run stopped with
-    ``kill -TERM -- -PGID`` hung until a second signal, twice in 51 tries. So the manager's reads of results wait
+    ``kill -TERM -- -PGID`` hung until a second signal, 2 times in 63 tries. So the manager's reads of results wait
     for more bytes or for a worker's death before each piece (:func:`_read_while_workers_live`); loky takes the
     read's error for a broken pool, kills the workers left and lets go, and the caller gets its interrupt, or the
     pool's error, as when a worker dies while it plays. A loky or a Python laid out differently is left alone.
