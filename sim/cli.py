@@ -7,6 +7,7 @@ import math
 import shlex
 import signal
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,7 @@ from sim.violation import InvariantError
 
 EXIT_USAGE = 2
 EXIT_ENGINE = 1  # the engine broke: a game broke an invariant under --check-invariants
+EXIT_WORKER_DIED = 1  # a --workers process was killed (the OOM killer, kill -9): the code of the traceback it was
 _ALL_LEVELS = f"{MIN_LEVEL}-{MAX_LEVEL}"
 _DEFAULT_STRENGTHS = ",".join(map(strength_label, DEFAULT_STRENGTHS))
 
@@ -587,6 +589,10 @@ def _run(argv: list[str] | None) -> int:
     except OSError as error:  # every writer cleans up after itself, so nothing half-written is left
         sys.stderr.write(f"luna-balance: {_os_problem(error)}\n")
         return EXIT_USAGE
+    except BrokenProcessPool:  # joblib's pool lost a worker; its 40 lines of traceback only say that
+        sys.stderr.write("luna-balance: a worker process died (killed, or out of memory: try fewer --workers or a "
+                         "smaller --chunk-size); nothing half-written was left behind\n")
+        return EXIT_WORKER_DIED
 
 
 if __name__ == "__main__":

@@ -109,3 +109,20 @@ def test_a_stop_signal_while_the_parser_is_built_is_a_stop_not_a_traceback(tmp_p
     assert code == 143
     assert capsys.readouterr().err == "luna-balance: interrupted by SIGTERM; nothing half-written was left behind\n"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_worker_killed_alone_is_one_line(tmp_path, monkeypatch, capsys):
+    """A `--workers` process killed on its own (the OOM killer, kill -9; and, since the read of a half-sent result
+    gives up, a worker killed while sending one) ended the command in joblib's 40-line traceback."""
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    import sim.run
+    from sim.cli import main
+
+    def worker_killed(*args: object, **kwargs: object) -> None:
+        raise TerminatedWorkerError("A worker process managed by the executor was unexpectedly terminated.")
+
+    monkeypatch.setattr(sim.run, "run_simulation", worker_killed)
+    assert main(["simulate", "--seats", "luna:5", "--games", "5", "--workers", "2", "--out", str(tmp_path / "x")]) == 1
+    assert capsys.readouterr().err == ("luna-balance: a worker process died (killed, or out of memory: try fewer "
+                                       "--workers or a smaller --chunk-size); nothing half-written was left behind\n")
