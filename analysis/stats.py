@@ -438,7 +438,10 @@ def paired_differences(
     pairs = base_rows.merge(variant_rows, on=["game", "seat"], validate="one_to_one")
     if pairs.empty:
         raise ValueError("paired_differences: no (game, seat) appears in both runs")
-    mismatched = (pairs["kind"] != pairs["kind__variant"]) | (pairs["level"] != pairs["level__variant"])
+    # As arrays of text: two runs loaded apart carry categoricals of different categories (a solo run knows only
+    # "luna"), which pandas refuses to compare at all
+    kinds_differ = pairs["kind"].to_numpy(dtype=object) != pairs["kind__variant"].to_numpy(dtype=object)
+    mismatched = kinds_differ | (pairs["level"] != pairs["level__variant"]).to_numpy()
     if mismatched.any():
         first = pairs[mismatched].iloc[0]
         raise ValueError(
