@@ -218,15 +218,16 @@ def _rows(frame: pd.DataFrame, mask: pd.Series) -> pd.DataFrame:
 def figure_slice(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows the single-series figures show: the base variant and one opponents setting.
 
-    The opponents setting is Luna alone when the study has it, else the most common one; the
-    tables keep every group.
+    The opponents setting is Luna alone when the study has it, else the most common one (of equally common
+    ones, the one whose rows come first); the tables keep every group.
     """
     if "variant" in frame.columns and (frame["variant"] == BASE_VARIANT).any():
         frame = _rows(frame, frame["variant"] == BASE_VARIANT)
     if "opponents" in frame.columns and frame["opponents"].nunique() > 1:
-        counts = frame["opponents"].value_counts()
-        counts = counts[counts > 0]  # a categorical column counts every category, the ones filtered out too
-        chosen = "" if "" in counts.index else counts.index[0]
+        # Counted in the order the settings first appear, so that of equally common ones the first run's wins:
+        # value_counts breaks ties by category order for a categorical (the text's order), by appearance for text
+        counts = frame["opponents"].value_counts(sort=False).reindex(pd.unique(frame["opponents"]))
+        chosen = "" if "" in counts.index else counts.idxmax()
         frame = frame[frame["opponents"] == chosen]
     return frame
 

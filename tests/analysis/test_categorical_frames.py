@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from analysis import stats
-from analysis.load import load_run
+from analysis import report, stats
+from analysis.load import load_run, load_runs
 
 
 def test_paired_differences_of_runs_loaded_apart_with_different_seat_kinds(make_run):
@@ -19,3 +19,15 @@ def test_paired_differences_of_runs_loaded_apart_with_different_seat_kinds(make_
     duel = load_run(make_run("duel", ["scripted:tank", "luna:5"], games=3)).seats
     with pytest.raises(ValueError, match="different seat mixes: game 0 seat 0 is luna:5 in base and scripted:-1"):
         stats.paired_differences(solo, duel)
+
+
+def test_figure_slice_breaks_a_tie_of_opponents_by_the_first_run_as_for_text(make_run):
+    # two duels of as many games: value_counts of a categorical ordered the tie by category
+    # ("passive" < "tank") where text kept the first run's rows first, so the figures changed opponents
+    runs = [make_run("first", ["scripted:tank", "luna:4"], games=4),
+            make_run("second", ["scripted:passive", "luna:5"], games=4)]
+    data = load_runs(runs)
+    for frame in (data.seats, data.rounds):
+        as_text = frame.assign(opponents=frame["opponents"].astype(str))
+        assert set(report.figure_slice(frame)["opponents"]) == {"tank"}
+        assert report.figure_slice(frame).index.equals(report.figure_slice(as_text).index)
