@@ -151,7 +151,10 @@ def read_manifest(run_dir: PathLike) -> dict[str, Any]:
 
 
 def _is_text(field: pa.Field) -> bool:
-    return pa.types.is_string(field.type) or pa.types.is_large_string(field.type)
+    """Text, or text the file already keeps as a dictionary (a frame with categoricals written by pandas), whose
+    categories come in the writer's order rather than sorted."""
+    kind = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
 def _sorted_categories(column: pd.Series) -> pd.Series:

@@ -6,6 +6,7 @@ column as text did not.
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from analysis import report, stats
@@ -31,3 +32,16 @@ def test_figure_slice_breaks_a_tie_of_opponents_by_the_first_run_as_for_text(mak
         as_text = frame.assign(opponents=frame["opponents"].astype(str))
         assert set(report.figure_slice(frame)["opponents"]) == {"tank"}
         assert report.figure_slice(frame).index.equals(report.figure_slice(as_text).index)
+
+
+def test_text_a_file_keeps_as_a_dictionary_loads_with_sorted_categories(make_run):
+    # a seats file written from categoricals (pandas writes them as parquet dictionaries) kept the writer's
+    # category order, so tables grouped by profile came out in that order rather than the text's
+    run = make_run("rewritten", ["scripted:tank", "scripted:balanced", "luna:3"], games=4)
+    seats = pd.read_parquet(run / "seats.parquet")
+    seats["profile"] = pd.Categorical(seats["profile"], categories=["tank", "balanced", ""])
+    seats.to_parquet(run / "seats.parquet")
+    loaded = load_run(run).seats
+    assert list(loaded["profile"].cat.categories) == ["", "balanced", "tank"]
+    table = stats.score_summary(loaded, by="profile", metrics="score_total", kind="scripted")
+    assert table["profile"].tolist() == ["balanced", "tank"]
