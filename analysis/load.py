@@ -250,13 +250,17 @@ def _run_labels(name: str, seats: pd.DataFrame, manifest: dict[str, Any]) -> dic
     }
 
 
+def constant_text(value: str, rows: int) -> pd.Categorical:
+    """``value`` on each of ``rows`` rows, as the loader keeps a run's labels: a one-category categorical."""
+    return pd.Categorical.from_codes(np.zeros(rows, np.int8), categories=[value])
+
+
 def _with_labels(frame: pd.DataFrame, labels: dict[str, Any]) -> pd.DataFrame:
     rows = len(frame)
     columns: dict[str, Any] = {}
     for name in RUN_COLUMNS:  # one value a run: text as a one-category categorical (module docstring)
         value = labels[name]
-        columns[name] = (pd.Categorical.from_codes(np.zeros(rows, np.int8), categories=[value])
-                         if isinstance(value, str) else np.full(rows, value, np.int64))
+        columns[name] = constant_text(value, rows) if isinstance(value, str) else np.full(rows, value, np.int64)
     labelled = pd.DataFrame(columns, index=frame.index)
     return pd.concat([labelled, frame.drop(columns=list(RUN_COLUMNS), errors="ignore")], axis=1)
 
@@ -275,8 +279,9 @@ def _in_order(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     return frame.sort_values(list(keys), ignore_index=True)
 
 
-def _stacked(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """``frames`` one below the other; a categorical column stays one, on the sorted union of the categories."""
+def stacked(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """``frames`` one below the other; a categorical column stays one, on the sorted union of the categories
+    (``pd.concat`` turns categoricals of different categories into text)."""
     frames = list(frames)
     for name in frames[0].columns:
         dtypes = [frame[name].dtype for frame in frames if name in frame.columns]
@@ -381,7 +386,7 @@ def load_runs(run_dirs: PathLike | Iterable[PathLike]) -> RunData:
         manifests.update(data.manifests)
     if len(loaded) == 1:
         return loaded[0]
-    seats = _stacked([data.seats for data in loaded])
+    seats = stacked([data.seats for data in loaded])
     with_rounds = [data.rounds for data in loaded if not data.rounds.empty]
-    rounds = _stacked(with_rounds) if with_rounds else _empty_rounds()
+    rounds = stacked(with_rounds) if with_rounds else _empty_rounds()
     return RunData(seats=seats, rounds=rounds, manifests=manifests)

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from analysis import plots, report, stats
 from analysis.drawing import drawing_helper
-from analysis.load import RunData, load_run
+from analysis.load import RunData, constant_text, load_run, stacked
 from analysis.render import ReportFiles, Section, write_report
 from analysis.schema import BASE_VARIANT, LUNA
 from analysis.study.findings import study_findings
@@ -28,12 +28,15 @@ def _compact(frame: pd.DataFrame) -> pd.DataFrame:
     The simulator writes every count as int64, yet scores, levels and counters fit in one or two
     bytes; this halves the memory a study of millions of games needs (``pd.concat`` widens again
     where parts differ). pandas and numpy compute every statistic in float64 or int64 whatever the
-    input width, so the tables do not change. (Text columns are left alone: turning them into
-    shared-object columns measured worse with pandas' string dtype.)
+    input width, so the tables do not change. (Text columns are the loader's categoricals, left alone.)
     """
     columns = {name: pd.to_numeric(frame[name], downcast="integer") for name in frame.columns
                if pd.api.types.is_integer_dtype(frame[name].dtype) and len(frame)}
     return frame.assign(**columns) if columns else frame
+
+
+def _labels(run: str, variant: str, rows: int) -> dict[str, pd.Categorical]:
+    return {"run": constant_text(run, rows), "variant": constant_text(variant, rows)}
 
 
 def load_study(study_dir: str | Path) -> tuple[StudyPlan, RunData]:
@@ -67,15 +70,16 @@ def load_study(study_dir: str | Path) -> tuple[StudyPlan, RunData]:
         (manifest,) = data.manifests.values()
         # The loader names a run after its directory; variant runs share directory names with the
         # base runs, so the part name is the run key here, and the variant comes from the plan.
-        labels = {"run": part.name, "variant": part.variant}
-        seats.append(_compact(data.seats.assign(**labels)))
+        seats.append(_compact(data.seats.assign(**_labels(part.name, part.variant, len(data.seats)))))
         if not data.rounds.empty:
-            rounds.append(_compact(data.rounds.assign(**labels)))
+            rounds.append(_compact(data.rounds.assign(**_labels(part.name, part.variant, len(data.rounds)))))
         elif empty_rounds is None:
             empty_rounds = data.rounds
         manifests[part.name] = {**manifest, "config": {**(manifest.get("config") or {}), "variant": part.variant}}
-    frames = pd.concat(seats, ignore_index=True)
-    per_round = pd.concat(rounds, ignore_index=True) if rounds else empty_rounds
+    # stacked as load_runs stacks runs: pd.concat made text of every categorical whose categories differ between
+    # parts (kind in a solo and a duel part) and left the others categorical
+    frames = stacked(seats)
+    per_round = stacked(rounds) if rounds else empty_rounds
     return plan, RunData(seats=frames, rounds=per_round, manifests=manifests)
 
 

@@ -11,6 +11,9 @@ import pytest
 
 from analysis import report, stats
 from analysis.load import load_run, load_runs
+from analysis.schema import CARD_COLUMNS
+from analysis.study import load_study
+from sim.cli import main
 
 
 def test_paired_differences_of_runs_loaded_apart_with_different_seat_kinds(make_run):
@@ -45,3 +48,19 @@ def test_text_a_file_keeps_as_a_dictionary_loads_with_sorted_categories(make_run
     assert list(loaded["profile"].cat.categories) == ["", "balanced", "tank"]
     table = stats.score_summary(loaded, by="profile", metrics="score_total", kind="scripted")
     assert table["profile"].tolist() == ["balanced", "tank"]
+
+
+def test_load_study_keeps_text_categorical_across_parts(tmp_path):
+    # pd.concat of the parts made text of each categorical whose categories differ between parts (kind: a
+    # solo part has only "luna") and left the others categorical, so the dtypes depended on the data
+    assert main(["study", "--name", "s", "--results-dir", str(tmp_path), "--games", "6", "--levels", "5",
+                 "--profiles", "balanced", "--engine", "reference", "--quiet", "--keep-games"]) == 0
+    _, data = load_study(tmp_path / "s")
+    for frame, columns in ((data.seats, ["run", "variant", "seats", "opponents", "kind", "profile"]),
+                           (data.rounds, ["run", "variant", "opponents", *CARD_COLUMNS])):
+        for column in columns:
+            dtype = frame[column].dtype
+            assert isinstance(dtype, pd.CategoricalDtype), column
+            assert list(dtype.categories) == sorted(dtype.categories), column
+    assert set(data.seats["kind"]) == {"luna", "scripted"}
+    assert set(data.seats["run"]) == {"solo-L5", "vs-balanced-L5"}
