@@ -211,8 +211,9 @@ def without_mixed_duels(seats: pd.DataFrame) -> pd.DataFrame:
 
 
 def _rows(frame: pd.DataFrame, mask: pd.Series) -> pd.DataFrame:
-    """``frame[mask]``, and ``frame`` itself when every row is kept (a selection copies every column)."""
-    return frame if mask.all() else frame[mask]
+    """``frame[mask]``, and a shallow copy of ``frame`` when every row is kept (a selection copies every column;
+    copy-on-write copies none until one is written): ``frame`` itself would take the caller's new columns."""
+    return frame.copy(deep=False) if mask.all() else frame[mask]
 
 
 def figure_slice(frame: pd.DataFrame) -> pd.DataFrame:

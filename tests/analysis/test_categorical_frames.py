@@ -64,3 +64,13 @@ def test_load_study_keeps_text_categorical_across_parts(tmp_path):
             assert list(dtype.categories) == sorted(dtype.categories), column
     assert set(data.seats["kind"]) == {"luna", "scripted"}
     assert set(data.seats["run"]) == {"solo-L5", "vs-balanced-L5"}
+
+
+def test_without_mixed_duels_and_figure_slice_return_a_frame_of_their_own(make_run):
+    # keeping every row returned the caller's frame itself, so a column added to the result appeared in
+    # data.seats too (a selection, as before the loader kept every row uncopied, never did)
+    data = load_runs([make_run("solo", ["luna:3"], games=3), make_run("duel", ["scripted:tank", "luna:4"], games=3)])
+    for function in (report.without_mixed_duels, report.figure_slice):
+        shown = function(data.seats)
+        shown["mine"] = 1
+        assert "mine" not in data.seats.columns, function.__name__
