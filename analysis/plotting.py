@@ -123,8 +123,8 @@ def ensure_unique(table: pd.DataFrame, columns: Sequence[str], function: str) ->
 
 def series_offsets(count: int, spread: float = 0.24) -> np.ndarray:
     """Small x offsets so several series at the same x do not hide each other."""
-    if count <= 1:
-        return np.zeros(max(count, 1))
+    if count <= 1:  # no series has no offset: a plot of an empty table with a hue drew nothing but raised
+        return np.zeros(count)
     return np.linspace(-spread / 2, spread / 2, count)
 
 

@@ -199,3 +199,13 @@ def test_style_is_local_and_levels_keep_their_colour():
     assert mpl.rcParams["axes.spines.top"] == before
     assert plots.level_color(3) == plots.level_color(3)
     assert plots.level_color(0) != plots.level_color(8)
+
+
+def test_level_ladder_plot_of_an_empty_ladder_with_a_hue(small_study):
+    # a filter that keeps one level leaves no step; with a hue the offsets of no series raised
+    # "zip() argument 2 is longer than argument 1" where without one the plot came out empty
+    seats = small_study.seats
+    ladder = stats.level_ladder(seats[seats["level"] == seats["level"].max()], by="opponents")
+    assert ladder.empty
+    figure = _drawn(plots.plot_level_ladder(ladder, hue="opponents"))
+    assert figure.axes[0].containers == []
