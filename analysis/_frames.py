@@ -55,14 +55,14 @@ def seats_per_game(seats: pd.DataFrame) -> pd.Series:
     """Number of seats in each row's game (the loader's ``n_seats`` when present)."""
     if "n_seats" in seats.columns:
         return seats["n_seats"]
-    return seats.groupby(game_keys(seats))["seat"].transform("size")
+    return seats.groupby(game_keys(seats), observed=True)["seat"].transform("size")
 
 
 def grouped(frame: pd.DataFrame, keys: Sequence[str]) -> tuple[DataFrameGroupBy, list[str]]:
     """Group by ``keys``; with no keys, one group holding every row under a placeholder key."""
     if keys:
-        return frame.groupby(list(keys), sort=True, dropna=False), list(keys)
-    return frame.assign(**{_ALL: 0}).groupby(_ALL), [_ALL]
+        return frame.groupby(list(keys), sort=True, dropna=False, observed=True), list(keys)
+    return frame.assign(**{_ALL: 0}).groupby(_ALL, observed=True), [_ALL]
 
 
 def finish(table: pd.DataFrame) -> pd.DataFrame:

@@ -57,9 +57,9 @@ def _seat_game_keys(rounds: pd.DataFrame) -> list[str]:
 
 def _distribution(frame: pd.DataFrame, keys: list[str], column: str) -> pd.DataFrame:
     """Count and share of each value of ``column`` within each group of ``keys``."""
-    counts = frame.groupby([*keys, column], sort=True).size().rename("count").reset_index()
+    counts = frame.groupby([*keys, column], sort=True, observed=True).size().rename("count").reset_index()
     if keys:
-        totals = counts.groupby(keys, sort=False)["count"].transform("sum")
+        totals = counts.groupby(keys, sort=False, observed=True)["count"].transform("sum")
     else:
         totals = counts["count"].sum()
     counts["share"] = counts["count"] / totals
@@ -109,7 +109,7 @@ def reshuffles_by_round(rounds: pd.DataFrame, by: str | Iterable[str] | None = (
     require_columns(rounds, [*keys, "round", "reshuffles"], "reshuffles_by_round")
     table = (
         rounds.assign(_reshuffled=rounds["reshuffles"] > 0)
-        .groupby([*keys, "round"], sort=True)
+        .groupby([*keys, "round"], sort=True, observed=True)
         .agg(
             games=("reshuffles", "size"),
             mean_reshuffles=("reshuffles", "mean"),
@@ -143,7 +143,7 @@ def reshuffle_timing(rounds: pd.DataFrame, by: str | Iterable[str] | None = ("le
     reshuffled = reshuffled.sort_values([*identity, "round"])
     # One row per reshuffle, so a round with two reshuffles holds both the k-th and the (k+1)-th.
     events = reshuffled.loc[reshuffled.index.repeat(reshuffled["reshuffles"])]
-    events = events.assign(reshuffle=events.groupby(identity).cumcount() + 1)
+    events = events.assign(reshuffle=events.groupby(identity, observed=True).cumcount() + 1)
     if events.empty:
         return pd.DataFrame(columns=[*keys, "reshuffle", "round", "count", "share"])
     return _distribution(events, [*keys, "reshuffle"], "round")
@@ -169,12 +169,12 @@ def grade2_by_round(rounds: pd.DataFrame, by: str | Iterable[str] | None = ("lev
     keys = as_keys(by)
     causes = ["grade2_entered", "grade2_by_reshuffle", "grade2_by_token"]
     require_columns(rounds, [*keys, "round", *causes], "grade2_by_round")
-    grouping = rounds.groupby([*keys, "round"], sort=True)
+    grouping = rounds.groupby([*keys, "round"], sort=True, observed=True)
     table = grouping[causes].mean()
     table.insert(0, "games", grouping.size())
     table = table.reset_index()
     if keys:
-        table["cumulative_entered"] = table.groupby(keys, sort=False)["grade2_entered"].cumsum()
+        table["cumulative_entered"] = table.groupby(keys, sort=False, observed=True)["grade2_entered"].cumsum()
     else:
         table["cumulative_entered"] = table["grade2_entered"].cumsum()
     return table
@@ -253,17 +253,17 @@ def card_play_counts(rounds: pd.DataFrame, by: str | Iterable[str] | None = ("le
     parts = []
     for slot, column in zip(SLOTS, CARD_COLUMNS, strict=True):
         played = rounds[rounds[column] != ""]
-        counts = played.groupby([*keys, column], sort=False).size().rename("plays").reset_index()
+        counts = played.groupby([*keys, column], sort=False, observed=True).size().rename("plays").reset_index()
         parts.append(counts.rename(columns={column: "card"}).assign(slot=slot))
     table = pd.concat(parts, ignore_index=True)
     seat_games = rounds.drop_duplicates([*keys, *identity])
     if keys:
-        games = seat_games.groupby(keys).size().rename("games").reset_index()
+        games = seat_games.groupby(keys, observed=True).size().rename("games").reset_index()
         table = table.merge(games, on=keys)
-        card_totals = table.groupby([*keys, "card"], sort=False)["plays"].transform("sum")
+        card_totals = table.groupby([*keys, "card"], sort=False, observed=True)["plays"].transform("sum")
     else:
         table["games"] = len(seat_games)
-        card_totals = table.groupby("card", sort=False)["plays"].transform("sum")
+        card_totals = table.groupby("card", sort=False, observed=True)["plays"].transform("sum")
     table["plays_per_game"] = table["plays"] / table["games"]
     table["slot_share"] = table["plays"] / card_totals
     order = table["card"].map(card_sort_key)
@@ -372,9 +372,9 @@ def blocking_probability(
     for kind, values in majorities:
         highest = int(values["value"].max()) if max_total is None else max_total
         lowest = min(0, int(values["value"].min()))
-        counts = values.groupby([*keys, "round", "value"]).size().unstack("value", fill_value=0)
+        counts = values.groupby([*keys, "round", "value"], observed=True).size().unstack("value", fill_value=0)
         counts = counts.reindex(columns=range(lowest, highest + 1), fill_value=0)
-        observed = values.groupby([*keys, "round"]).size()
+        observed = values.groupby([*keys, "round"], observed=True).size()
         at_most = counts.cumsum(axis=1)
         blocked = 1.0 - at_most.div(observed, axis=0)
         blocked = blocked.loc[:, 0:highest].clip(lower=0.0)

@@ -97,7 +97,7 @@ def plot_score_ecdf(
         if weight is None:
             scores, counts = np.unique(rows[metric].to_numpy(), return_counts=True)
         else:
-            summed = rows.groupby(metric, sort=True)[weight].sum()
+            summed = rows.groupby(metric, sort=True, observed=True)[weight].sum()
             scores, counts = summed.index.to_numpy(), summed.to_numpy()
         shares = np.cumsum(counts) / counts.sum()
         ax.step(
@@ -217,7 +217,7 @@ def plot_reshuffle_timing(by_round: pd.DataFrame) -> Figure:
     ensure_unique(by_round, ["level", "round"], "plot_reshuffle_timing")
     figure, axes = new_figure()
     ax = axes[0, 0]
-    for level, rows in by_round.groupby("level", sort=True):
+    for level, rows in by_round.groupby("level", sort=True, observed=True):
         ax.plot(
             rows["round"],
             rows["mean_reshuffles"],
@@ -302,7 +302,7 @@ def plot_slot_first_use(first_use: pd.DataFrame) -> Figure:
     figure, axes = new_figure(1, len(SWITCHED_SLOTS), width=10.0, sharey=True)
     used = first_use[first_use["first_round"] > 0]
     for ax, slot in zip(axes.flat, SWITCHED_SLOTS, strict=True):
-        for level, rows in used[used["slot"] == slot].groupby("level", sort=True):
+        for level, rows in used[used["slot"] == slot].groupby("level", sort=True, observed=True):
             ax.plot(
                 rows["first_round"],
                 rows["cumulative_share"],
@@ -338,7 +338,7 @@ def plot_majority_by_round(majority: pd.DataFrame) -> Figure:
     ensure_unique(majority, ["level", "round", "majority"], "plot_majority_by_round")
     figure, panels, legend_cell = panel_grid(len(MAJORITY_TYPES))
     for ax, kind in zip(panels, MAJORITY_TYPES, strict=True):
-        for level, rows in majority[majority["majority"] == kind].groupby("level", sort=True):
+        for level, rows in majority[majority["majority"] == kind].groupby("level", sort=True, observed=True):
             ax.plot(
                 rows["round"], rows["mean"], marker="o", color=level_color(level), label=series_label("level", level)
             )
@@ -457,7 +457,7 @@ def plot_variant_differences(differences: pd.DataFrame, hue: str | None = "level
     figure, axes = new_figure(height=max(3.0, 0.45 * len(metrics) + 1.5))
     ax = axes[0, 0]
     positions = {metric: index for index, metric in enumerate(metrics)}
-    groups = list(differences.groupby(series_keys, sort=True)) if series_keys else [((), differences)]
+    groups = list(differences.groupby(series_keys, sort=True, observed=True)) if series_keys else [((), differences)]
     palette = mpl.colormaps["tab10"]
     for index, (offset, (value, rows)) in enumerate(zip(series_offsets(len(groups), 0.5), groups, strict=True)):
         values = value if isinstance(value, tuple) else (value,)

@@ -145,7 +145,7 @@ def errorbar_series(
         colors: dict[Any, Any] = {None: "C0"}
         offsets = {None: 0.0}
     else:
-        groups = dict(list(table.groupby(hue, sort=True)))
+        groups = dict(list(table.groupby(hue, sort=True, observed=True)))
         values = sorted(table[hue].unique()) if hue_values is None else list(hue_values)
         colors = series_colors(hue, values)
         offsets = dict(zip(values, series_offsets(len(values)), strict=True))

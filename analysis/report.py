@@ -134,7 +134,7 @@ def run_overview(data: RunData) -> pd.DataFrame:
     seats = data.seats
     rows = []
     with_rounds = set(data.rounds["run"].unique())
-    for run, group in seats.groupby("run", sort=False):
+    for run, group in seats.groupby("run", sort=False, observed=True):
         config = (data.manifests.get(run) or {}).get("config") or {}
         rows.append(
             {

@@ -375,7 +375,7 @@ def level_ladder(
     grouping, group_names = grouped(data, keys)
     for group_value, group in grouping:
         values = group_value if isinstance(group_value, tuple) else (group_value,)
-        by_level = {level: rows_ for level, rows_ in group.groupby("level", sort=True)}
+        by_level = {level: rows_ for level, rows_ in group.groupby("level", sort=True, observed=True)}
         levels = list(by_level)
         group_labels = dict(zip(group_names, values, strict=True))
         for below, level in pairwise(levels):

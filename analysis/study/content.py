@@ -100,7 +100,7 @@ def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
     """
     rows = []
     duels = seats[(seats["n_seats"] == 2) & (seats["opponents"] == LUNA)]
-    for run, group in duels.groupby("run", sort=False):
+    for run, group in duels.groupby("run", sort=False, observed=True):
         levels = sorted(group["level"].unique())
         if len(levels) != 2:
             continue

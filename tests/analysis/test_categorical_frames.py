@@ -74,3 +74,35 @@ def test_without_mixed_duels_and_figure_slice_return_a_frame_of_their_own(make_r
         shown = function(data.seats)
         shown["mine"] = 1
         assert "mine" not in data.seats.columns, function.__name__
+
+
+@pytest.fixture
+def observed_false_by_default(monkeypatch):
+    """groupby as pandas 2 has it (the project allows pandas>=2.1): categorical keys give every category's group,
+    the empty ones too, unless a call says observed=True."""
+    for owner in (pd.DataFrame, pd.Series):
+        original = owner.groupby
+
+        def groupby(self, *args, _original=original, **kwargs):
+            kwargs.setdefault("observed", False)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(owner, "groupby", groupby)
+
+
+def _report_of(data) -> dict[str, pd.DataFrame]:
+    return {name: table.reset_index(drop=True) for name, table in report.report_tables(data).items()}
+
+
+def test_report_tables_do_not_depend_on_groupbys_default_for_observed(make_run, request):
+    # on pandas 2 every categorical key grouped on its default observed=False: tables gained a row for each
+    # combination no run played (a variant's duel that only the base played: n 0, mean NaN)
+    runs = [make_run("solo", ["luna:5"], games=4), make_run("duel", ["scripted:tank", "luna:5"], games=4),
+            make_run("later", ["luna:5"], games=4, variant="later")]
+    data = load_runs(runs)
+    expected = _report_of(data)
+    request.getfixturevalue("observed_false_by_default")
+    actual = _report_of(data)
+    assert list(actual) == list(expected)
+    for name, table in expected.items():
+        pd.testing.assert_frame_equal(actual[name], table, obj=name)
