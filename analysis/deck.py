@@ -255,7 +255,9 @@ def card_play_counts(rounds: pd.DataFrame, by: str | Iterable[str] | None = ("le
         played = rounds[rounds[column] != ""]
         counts = played.groupby([*keys, column], sort=False, observed=True).size().rename("plays").reset_index()
         parts.append(counts.rename(columns={column: "card"}).assign(slot=slot))
-    table = pd.concat(parts, ignore_index=True)
+    # text, as the card ids were before the loader made them categoricals: the five slots' columns stack into one
+    # categorical when their categories agree (pandas 2 then fails to map them to sort keys), into text when not
+    table = pd.concat(parts, ignore_index=True).astype({"card": str})
     seat_games = rounds.drop_duplicates([*keys, *identity])
     if keys:
         games = seat_games.groupby(keys, observed=True).size().rename("games").reset_index()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis import report, stats
+from analysis import deck, report, stats
 from analysis.load import load_run, load_runs
 from analysis.schema import CARD_COLUMNS
 from analysis.study import load_study
@@ -106,3 +106,17 @@ def test_report_tables_do_not_depend_on_groupbys_default_for_observed(make_run, 
     assert list(actual) == list(expected)
     for name, table in expected.items():
         pd.testing.assert_frame_equal(actual[name], table, obj=name)
+
+
+def test_card_play_counts_gives_card_ids_as_text(make_run):
+    # the five slot columns share their categories here, so the stacked card column stayed categorical (text when
+    # they differ); pandas 2 could not map such a column to the card sort keys (NotImplementedError)
+    run = make_run("solo", ["luna:5"], games=30)
+    written = pd.read_parquet(run / "luna_rounds.parquet")
+    written.assign(**{column: written["card_a"].to_numpy()[::-1] for column in CARD_COLUMNS[1:]}).to_parquet(
+        run / "luna_rounds.parquet")
+    rounds = load_run(run).rounds
+    assert all(rounds[column].cat.categories.equals(rounds["card_a"].cat.categories) for column in CARD_COLUMNS)
+    table = deck.card_play_counts(rounds)
+    assert not isinstance(table["card"].dtype, pd.CategoricalDtype)
+    assert table["card"].drop_duplicates().tolist() == sorted(set(table["card"]), key=deck.card_sort_key)
