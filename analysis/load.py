@@ -268,10 +268,9 @@ def _with_labels(frame: pd.DataFrame, labels: dict[str, Any]) -> pd.DataFrame:
 def _in_order(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     """``frame`` sorted by ``keys`` with a fresh index; a file written in that order (as ``simulate`` writes it)
     is kept as it is rather than copied."""
-    values = [frame[key].to_numpy() for key in keys]
-    later = np.zeros(len(frame) - 1, bool) if len(frame) else np.zeros(0, bool)  # row i+1 sorts after row i
-    tied = np.ones(len(frame) - 1, bool) if len(frame) else np.zeros(0, bool)
-    for column in values:
+    pairs = max(len(frame) - 1, 0)  # each row with the next
+    later, tied = np.zeros(pairs, bool), np.ones(pairs, bool)  # row i+1 sorts after row i; equal so far
+    for column in (frame[key].to_numpy() for key in keys):
         later |= tied & (column[1:] > column[:-1])
         tied &= column[1:] == column[:-1]
     if later.all():
