@@ -179,9 +179,11 @@ def readings_figure(table: pd.DataFrame) -> Figure:
             rows = rows.groupby(["reading", "round"], sort=False)[["diff", "ci_low", "ci_high"]].mean().reset_index()
         for offset, reading in zip(offsets, readings, strict=True):
             series = rows[rows["reading"] == reading]
-            position = series[x] + offset
-            ax.errorbar(position, series["diff"], yerr=[series["diff"] - series["ci_low"],
-                                                        series["ci_high"] - series["diff"]],
+            # arrays: matplotlib reads a one-row Series with float(), which pandas 2.2 deprecates
+            centre = series["diff"].to_numpy(dtype=float)
+            errors = np.vstack([centre - series["ci_low"].to_numpy(dtype=float),
+                                series["ci_high"].to_numpy(dtype=float) - centre])
+            ax.errorbar(series[x].to_numpy(dtype=float) + offset, centre, yerr=errors,
                         fmt="o", markersize=3, color=colors[reading], label=reading)
         ax.axhline(0, color="grey", linewidth=0.8)
         ax.set_xticks(sorted(rows[x].unique()))

@@ -190,7 +190,9 @@ def level_ladder(hist: pd.DataFrame, by: str | Iterable[str] | None = None, metr
     data = select_kind(hist, kind)
     data = data[data["column"].isin([metric, "won"])]
     runs = data.groupby([*keys, "level"], sort=True)["run"].agg(frozenset)
-    for _, levels in (runs.groupby(level=keys, sort=False) if keys else [((), runs)]):
+    # one key by name, not as a list of one: pandas 2.2 warns that a list will key groups by tuples
+    grouped = runs.groupby(level=keys if len(keys) > 1 else keys[0], sort=False) if keys else [((), runs)]
+    for _, levels in grouped:
         if any(a & b for a, b in pairwise(levels)):
             raise ValueError("level_ladder: two levels share a part; pair them from the part's pair columns")
     scores = summary_stats(data, by=[*keys, "level"], metrics=[metric], kind=None).set_index([*keys, "level"])
