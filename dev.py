@@ -2,7 +2,8 @@
 """Create the project's environment if needed, then run one of its jobs.
 
     python3 dev.py study [ARGS...]   the main job: a real study with a report (luna-balance study)
-    python3 dev.py test  [ARGS...]   lint, then the whole test suite (pytest, on every core)
+    python3 dev.py test  [ARGS...]   lint, then the whole test suite (pytest, on every core); with no ARGS,
+                                     then the tests that go through pandas again on pandas 2
     python3 dev.py bench [ARGS...]   the benchmark table
     python3 dev.py run   ARGS...     any luna-balance command, e.g. run simulate --seats luna:5 --games 1000 --out r
 
@@ -23,6 +24,15 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".installed-pyproject"
+# The analysis layer supports pandas 2 as well as 3 (pyproject: pandas>=2.2): an analyst's environment may hold
+# either. A bare `dev.py test` runs the tests that go through pandas once more on pandas 2, from a folder put
+# ahead of .venv's packages on the path (numpy and the rest stay .venv's); pytz is a pandas 2 dependency only.
+PANDAS_2 = ("pandas==2.2.3", "pytz")
+PANDAS_2_DIR = VENV / "pandas-2"
+PANDAS_2_TESTS = ("tests/analysis", "tests/test_study.py", "tests/test_study_options.py",
+                  "tests/test_study_readings.py", "tests/test_study_summaries.py", "tests/test_readings_command.py",
+                  "tests/test_tune.py", "tests/test_tune_search.py", "tests/test_sensitivity.py",
+                  "tests/test_campaign.py", "tests/test_notebooks.py", "tests/test_cli.py")
 
 
 def ensure_environment() -> None:
@@ -36,6 +46,18 @@ def ensure_environment() -> None:
     subprocess.run([BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
     subprocess.run([BIN / "python", "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[dev]"], check=True)
     STAMP.write_text(wanted)
+
+
+def ensure_pandas_2() -> dict[str, str]:
+    """Install :data:`PANDAS_2` into :data:`PANDAS_2_DIR` once; the environment that puts it first on the path."""
+    stamp = PANDAS_2_DIR / ".installed"
+    if not (stamp.exists() and stamp.read_text() == " ".join(PANDAS_2)):
+        print(f"dev.py: installing {' '.join(PANDAS_2)} into {PANDAS_2_DIR.relative_to(ROOT)}", flush=True)
+        subprocess.run([BIN / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--upgrade", "--target",
+                        PANDAS_2_DIR, *PANDAS_2], check=True)
+        stamp.write_text(" ".join(PANDAS_2))
+    path = os.pathsep.join(filter(None, [str(PANDAS_2_DIR), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path}
 
 
 def compile_bytecode() -> None:
@@ -63,7 +85,16 @@ def main(argv: list[str]) -> int:
         # every core: pytest-xdist's workers; "-n 0" (or any -n) on the command line overrides it
         chosen = any(arg.startswith(("-n", "--numprocesses")) for arg in rest)
         parallel = [] if chosen else ["-n", "auto"]
-        return subprocess.run([BIN / "python", "-m", "pytest", *parallel, *rest]).returncode
+        tests = subprocess.run([BIN / "python", "-m", "pytest", *parallel, *rest])
+        if tests.returncode != 0 or rest:  # a chosen selection or option: that run alone
+            return tests.returncode
+        print(f"dev.py: the tests that go through pandas, again on {PANDAS_2[0]}", flush=True)
+        check = [BIN / "python", "-c", "import pandas, sys; sys.exit(not pandas.__version__.startswith('2.'))"]
+        environment = ensure_pandas_2()
+        if subprocess.run(check, env=environment).returncode != 0:
+            print(f"dev.py: {PANDAS_2_DIR} does not hold pandas 2", file=sys.stderr)
+            return 1
+        return subprocess.run([BIN / "python", "-m", "pytest", *parallel, *PANDAS_2_TESTS], env=environment).returncode
     if job == "bench":
         return subprocess.run([BIN / "python", "-m", "benchmarks.run", *rest]).returncode
     if job == "study":

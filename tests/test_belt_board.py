@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from contract_checker import CHECK_RUN, check_runs
 
 from analysis.study.plan import StudyPlan, expected_config, part_files, part_is_finished, plan_study, summary_record
 from sim.cli import main
 from sim.config import ConfigError, GameConfig, parse_seats
 from sim.constants import DATA_DIR
 from sim.gamedata import DataError, load_game_data
-
-CHECK_RUN = Path(__file__).resolve().parents[2] / "shared" / "tools" / "check_run.py"
 
 
 def _problems(**kwargs) -> list[str]:
@@ -88,9 +84,8 @@ def test_simulate_on_the_belt_records_the_board_and_engines_agree(tmp_path):
                  "--engine", "reference", "--out", str(moon), "--quiet"]) == 0
     assert json.loads((moon / "manifest.json").read_text())["config"]["board"] == "moon"
     assert not pd.read_parquet(moon / "seats.parquet").equals(runs["reference"])  # another board, other games
-    if CHECK_RUN.exists():
-        result = subprocess.run([sys.executable, str(CHECK_RUN), str(tmp_path / "numba")], capture_output=True,
-                                text=True)
+    if CHECK_RUN.is_file():
+        result = check_runs(tmp_path / "numba")
         assert result.returncode == 0, result.stdout + result.stderr
 
 

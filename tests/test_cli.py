@@ -12,14 +12,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from contract_checker import CHECK_RUN, MISSING, check_runs
 
 from sim import engines as engines_module
 from sim.cli import main
 from sim.columns import ROUND_NUMERIC, SEAT_COLUMNS
 from sim.config import ConfigError, parse_levels
 from sim.constants import LEVELS
-
-CHECK_RUN = Path(__file__).resolve().parents[2] / "shared" / "tools" / "check_run.py"
 
 
 def simulate(tmp_path: Path, *extra: str, name: str = "run", engine: str = "reference") -> Path:
@@ -52,11 +51,11 @@ def test_off_slots_are_empty_card_ids(tmp_path):
     assert (rounds.card_b != "").all()
 
 
-@pytest.mark.skipif(not CHECK_RUN.exists(), reason="shared/tools/check_run.py is not beside this checkout")
+@pytest.mark.skipif(not CHECK_RUN.is_file(), reason=MISSING)
 def test_shared_contract_checker_accepts_runs(tmp_path):
     runs = [simulate(tmp_path, "--seats", seats, "--detail", "rounds", name=f"r{i}")
             for i, seats in enumerate(["luna:0", "luna:1", "luna:5", "scripted:passive,luna:8", "luna:3,luna:4"])]
-    result = subprocess.run([sys.executable, str(CHECK_RUN), *map(str, runs)], capture_output=True, text=True)
+    result = check_runs(*runs)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

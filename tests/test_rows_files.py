@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from contract_checker import CHECK_RUN, check_runs
 
 from sim import engines
 from sim.columns import (
@@ -30,7 +29,6 @@ from sim.run import RunOptions, default_chunk_size, run_simulation
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = load_game_data()
-CHECK_RUN = ROOT.parent / "shared" / "tools" / "check_run.py"
 
 
 def _plain_frames(config: GameConfig, games: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -61,8 +59,8 @@ def test_files_hold_what_a_plain_writer_would_store(tmp_path, seats):
     # arrow sees plain strings too (not dictionaries, which pandas would turn into categoricals)
     assert pq.read_schema(out / "luna_rounds.parquet").field("card_a").type == pa.string()
     if CHECK_RUN.is_file():
-        checked = subprocess.run([sys.executable, str(CHECK_RUN), str(out)], capture_output=True, text=True)
-        assert checked.returncode == 0, checked.stdout
+        checked = check_runs(out)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 # Pinned before the writer's encoding changed (dictionary-encoded, snappy): the same columns must read back
