@@ -60,6 +60,8 @@ def opponent_win_rates(summary: StudySummary) -> pd.DataFrame:
 
 
 def _interval(value: float, low: float, high: float, digits: int = 1, sign: str = "") -> str:
+    if pd.isna(low) or pd.isna(high):  # one game: "+3.0 (+nan to +nan)" read like a broken table
+        return f"{value:{sign}.{digits}f} (no interval)"
     return f"{value:{sign}.{digits}f} ({low:{sign}.{digits}f} to {high:{sign}.{digits}f})"
 
 
@@ -110,9 +112,10 @@ def findings_sentences(steps: pd.DataFrame, win_rates: pd.DataFrame | None = Non
                        profile: str = REFERENCE_PROFILE, close: float = CLOSE_WIN_RATES) -> list[str]:
     """What stands out, in sentences.
 
-    Named: a step whose 95 % interval goes below zero (the level scores less than the one below) or
-    includes zero (not clearly harder); the smallest and the largest step; adjacent levels whose win
-    rates against ``profile`` differ by less than ``close``. Without anything wrong, one sentence says so.
+    Named: a step whose 95 % interval goes below zero (the level scores less than the one below),
+    includes zero (not clearly harder) or is missing (one game); the smallest and the largest step;
+    adjacent levels whose win rates against ``profile`` differ by less than ``close``. Without anything
+    wrong, one sentence says so.
 
     Parameters
     ----------
@@ -131,7 +134,13 @@ def findings_sentences(steps: pd.DataFrame, win_rates: pd.DataFrame | None = Non
     for step in ordered.itertuples(index=False):
         interval = (f"{signed(step.diff, 1)} points "
                     f"(95 % interval {signed(step.diff_low, 1)} to {signed(step.diff_high, 1)})")
-        if step.diff_high < 0:
+        if pd.isna(step.diff_low) or pd.isna(step.diff_high):
+            # One game per level has no interval, and a NaN compares false both ways: such a step was counted
+            # among those "with a 95 % interval clear of zero", even a negative one.
+            sentences.append(f"The step from level {step.level_below} to {step.level} has no interval (one game): "
+                             f"{signed(step.diff, 1)} points.")
+            flagged = True
+        elif step.diff_high < 0:
             sentences.append(f"Level {step.level} scores less than level {step.level_below}: {interval}.")
             flagged = True
         elif step.diff_low <= 0:

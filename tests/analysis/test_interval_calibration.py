@@ -18,10 +18,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from analysis import parity
 from analysis.stats import newcombe_interval, wilson_interval
+from analysis.study.findings import findings_sentences, findings_table
 
 REPLICATIONS = 4000
 NOMINAL = 0.95
@@ -172,3 +174,35 @@ def test_newcombe_coverage(games, p_a, p_b):
     hits = [low <= p_a - p_b <= high for _, low, high in
             (newcombe_interval(a, games, b, games) for a, b in zip(wins_a, wins_b, strict=True))]
     assert_calibrated(np.array(hits))
+
+
+# ---------------------------------------------------------------- words next to the numbers
+
+def _steps(*rows: tuple[int, float, float, float]) -> pd.DataFrame:
+    return pd.DataFrame([{"level": level, "level_below": level - 1, "diff": diff, "diff_low": low, "diff_high": high}
+                         for level, diff, low, high in rows])
+
+
+def test_findings_called_a_step_without_interval_clear_of_zero():
+    # study --games 1: one game per part, so every solo step's interval is NaN, and NaN < 0 and NaN <= 0 are both
+    # false; Findings then said "Every level scores more than the one below, each step with a 95 % interval clear
+    # of zero", even for a step of -1 point.
+    sentences = findings_sentences(_steps((1, 3.0, math.nan, math.nan), (2, -1.0, math.nan, math.nan)))
+    assert not any(sentence.startswith("Every level") for sentence in sentences)
+    assert "The step from level 1 to 2 has no interval (one game): -1.0 points." in sentences
+    table = findings_table(pd.DataFrame({"level": [0, 1], "mean": [40.0, 43.0], "low": math.nan, "high": math.nan}),
+                           _steps((1, 3.0, math.nan, math.nan)), pd.DataFrame(columns=["opponent", "level"]))
+    assert list(table["step from level below"]) == ["", "+3.0 (no interval)"]
+    assert list(table["Luna alone: mean score"]) == ["40.0 (no interval)", "43.0 (no interval)"]
+
+
+@pytest.mark.parametrize(("low", "high", "words"), [
+    (0.5, 5.0, "Every level scores more than the one below"),
+    (0.0, 5.0, "is not clearly positive"),  # an end at exactly zero does not exclude it
+    (-0.1, 5.0, "is not clearly positive"),
+    (-5.0, 0.0, "is not clearly positive"),
+    (-5.0, -0.1, "scores less than level"),
+])
+def test_findings_words_follow_the_interval(low, high, words):
+    sentences = findings_sentences(_steps((1, 0.5 * (low + high), low, high)))
+    assert sum(words in sentence for sentence in sentences) == 1
