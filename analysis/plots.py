@@ -496,12 +496,12 @@ def plot_variant_scores(summary: pd.DataFrame) -> Figure:
     Figure
         One axes with one errorbar container per variant.
     """
-    require_columns(summary, ["variant", "level", "mean", "sem"], "plot_variant_scores")
+    require_columns(summary, ["variant", "level", "n", "mean", "sem"], "plot_variant_scores")
     ensure_unique(summary, ["variant", "level"], "plot_variant_scores")  # score_summary's default: 8 metrics
     figure, axes = new_figure()
     ax = axes[0, 0]
-    table = summary.assign(ci_low=summary["mean"] - stats.Z95 * summary["sem"],
-                           ci_high=summary["mean"] + stats.Z95 * summary["sem"])
+    low, high = stats.difference_interval(summary["mean"], summary["sem"], summary["n"] - 1)
+    table = summary.assign(ci_low=low, ci_high=high)
     errorbar_series(ax, table, "level", "mean", "ci_low", "ci_high", "variant")
     level_ticks(ax, table["level"])
     ax.set_xlabel("Luna's level")

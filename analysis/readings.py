@@ -4,7 +4,8 @@ For every level and every *reading* (each switch set alone to each reading other
 and each preset of the data), the same games (same seed, same game numbers: common random numbers) are
 played with and without it, and per Luna seat and game the difference of her total score, final helium
 and research, CrypCoin, and per round her majority values (titanium + carbon + energy + minerals, and
-scientists) is averaged, with a 95 % interval ``mean(d) ± 1.96 · sd(d) / sqrt(n)``. A reading that
+scientists) is averaged, with a 95 % interval ``mean(d) ± t · sd(d) / sqrt(n)`` (Student's t, n - 1 degrees
+of freedom: 1.96 for thousands of games, 2.26 for ten). A reading that
 changes nothing in those games shows a difference of exactly 0 with a zero-width interval.
 
 ``luna-balance readings`` writes the table (``readings.csv``), a compact figure and ``report.html``

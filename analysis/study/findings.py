@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis.render import signed
 from analysis.schema import BASE_VARIANT, LUNA, SCORE_TOTAL, SCRIPTED
-from analysis.stats import Z95
+from analysis.stats import difference_interval
 from analysis.study import summary_tables as st
 from analysis.study.summaries import StudySummary
 
@@ -30,8 +30,7 @@ def solo_scores(summary: StudySummary) -> pd.DataFrame:
     seats = summary.seats
     alone = seats[(seats["variant"] == BASE_VARIANT) & (seats["n_seats"] == 1) & (seats["kind"] == LUNA)]
     table = st.summary_stats(alone, by="level", metrics=[SCORE_TOTAL])
-    table["low"] = table["mean"] - Z95 * table["sem"]
-    table["high"] = table["mean"] + Z95 * table["sem"]
+    table["low"], table["high"] = difference_interval(table["mean"], table["sem"], table["n"] - 1)
     return table[["level", "n", "mean", "low", "high"]]
 
 

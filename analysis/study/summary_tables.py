@@ -36,6 +36,7 @@ from analysis.stats import (
     difference_interval,
     newcombe_interval,
     paired_difference,
+    welch_df,
     wilson_interval,
 )
 
@@ -206,7 +207,8 @@ def level_ladder(hist: pd.DataFrame, by: str | Iterable[str] | None = None, metr
                                    "mean": upper["mean"], "mean_below": lower["mean"],
                                    "diff": upper["mean"] - lower["mean"]}
             row["diff_se"] = np.hypot(upper["sem"], lower["sem"])
-            row["diff_low"], row["diff_high"] = difference_interval(row["diff"], row["diff_se"])
+            df = welch_df(upper["sem"], upper["n"], lower["sem"], lower["n"])
+            row["diff_low"], row["diff_high"] = difference_interval(row["diff"], row["diff_se"], df)
             row.update(win_rate=np.nan, win_rate_below=np.nan, win_diff=np.nan, win_diff_low=np.nan,
                        win_diff_high=np.nan)
             if (*values, level) in won.index and (*values, below) in won.index:
@@ -423,7 +425,7 @@ def paired_differences(base: pd.DataFrame, variant: pd.DataFrame, level: dict[in
     table = pd.DataFrame(rows)
     table["n"] = table["n"].astype("int64")
     table["se"] = table["sd"] / np.sqrt(table["n"])
-    table["ci_low"], table["ci_high"] = difference_interval(table["diff"], table["se"])
+    table["ci_low"], table["ci_high"] = difference_interval(table["diff"], table["se"], table["n"] - 1)
     return table
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from analysis.parity import WinRateCurve, strength_at_parity
-from analysis.stats import Z95, wilson_interval
+from analysis.stats import t95, wilson_interval
 from analysis.tuning.parameters import invalid_reason, overlay_for, variant_data
 from analysis.tuning.search import Measure, Point
 from analysis.tuning.targets import Goal
@@ -87,7 +87,7 @@ class PerGameEvaluator:
     seats
         The seats of every game.
     column
-        ``won`` (a Wilson interval) or ``score_total`` (a normal interval of the mean).
+        ``won`` (a Wilson interval) or ``score_total`` (a Student-t interval of the mean).
     seat
         Whose column: None for Luna's seat.
     candidates, seed, engine
@@ -112,7 +112,7 @@ class PerGameEvaluator:
         if self.column == "won":
             low, high = wilson_interval(float(values.sum()), games)
         else:
-            half = Z95 * float(values.std(ddof=1)) / math.sqrt(games) if games > 1 else math.inf
+            half = t95(games - 1) * float(values.std(ddof=1)) / math.sqrt(games) if games > 1 else math.inf
             low, high = mean - half, mean + half
         return Measure(mean, float(low), float(high), games, values)
 

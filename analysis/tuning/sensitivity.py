@@ -6,7 +6,8 @@ and (with ``--cards``) every number on Luna's cards ±1; a change that makes no 
 track or past its neighbour, a card number below its least value) is skipped and counted. Every changed variant plays
 the *same* games as the base (same seed and game numbers: common random numbers), so the per-game
 differences of Luna's total score and, against an opponent, her win share (``won``: a tie counts
-1/k) measure the change with little noise: mean difference ± 1.96·sd/√n.
+1/k) measure the change with little noise: mean difference ± t·sd/√n (Student's t with n - 1 degrees of
+freedom, 1.96 for thousands of games).
 
 The data are loaded once; each variant is the base with Luna's part merged and validated again
 (:func:`analysis.tuning.parameters.variant_data`) and played in one engine call (tables compiled once).

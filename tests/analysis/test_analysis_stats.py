@@ -10,7 +10,6 @@ import pytest
 
 from analysis.load import RunData
 from analysis.stats import (
-    Z95,
     interaction_summary,
     level_ladder,
     paired_differences,
@@ -19,6 +18,9 @@ from analysis.stats import (
     wilson_interval,
     win_rates,
 )
+
+#: scipy.stats.t.ppf(0.975, 2): the 95 % Student-t quantile of the three-game examples below.
+T95_2 = 4.302652729749462
 
 
 def test_score_summary_known_values(build_seats):
@@ -124,7 +126,8 @@ def test_win_rates_empty_for_solo_games(build_seats):
 def test_level_ladder_independent_levels(build_seats):
     # Level 1 in run a: totals 10, 20, 30 -> mean 20, sd 10, sem 10/√3 = 5.7735.
     # Level 2 in run b: totals 30, 40 -> mean 35, sd 7.0711, sem 5.
-    # diff 15, se = sqrt(33.333 + 25) = 7.6376, interval 15 ± 1.95996·7.6376 = (0.0303, 29.9697).
+    # diff 15, se = sqrt(33.333 + 25) = 7.6376; Welch df = 58.333² / (33.333² / 2 + 25² / 1) = 2.88, rounded
+    # down to 2: t = 4.302653 (scipy t.ppf(0.975, 2)), interval 15 ± 4.302653·7.6376 = (-17.8621, 47.8621).
     rows = [{"run": "a", "game": g, "level": 1, "score_total": t} for g, t in enumerate([10, 20, 30])]
     rows += [{"run": "b", "game": g, "level": 2, "score_total": t} for g, t in enumerate([30, 40])]
     ladder = level_ladder(build_seats(rows))
@@ -134,8 +137,8 @@ def test_level_ladder_independent_levels(build_seats):
     assert not step["paired"]
     assert step["diff"] == pytest.approx(15.0)
     assert step["diff_se"] == pytest.approx(math.sqrt(100 / 3 + 25))
-    assert step["diff_low"] == pytest.approx(0.0303, abs=1e-3)
-    assert step["diff_high"] == pytest.approx(29.9697, abs=1e-3)
+    assert step["diff_low"] == pytest.approx(-17.8621, abs=1e-3)
+    assert step["diff_high"] == pytest.approx(47.8621, abs=1e-3)
     # Solo games: no win rates.
     assert math.isnan(step["win_diff"])
 
@@ -144,7 +147,8 @@ def test_level_ladder_paired_when_same_games(build_seats):
     # Seats "luna:1,luna:2" in the same three games: totals (L1, L2) = (10, 14), (20, 20), (30, 36).
     # Per-game differences 4, 0, 6: mean 3.3333, sd = sqrt((0.667² + 3.333² + 2.667²) / 2) = 3.0551,
     # se = 1.7638. Won: L2 wins games 0 and 2, game 1 is a tie (0.5 each), so won differences are
-    # 1, 0, 1: mean 0.6667, sd 0.57735, se 0.33333 -> interval 0.6667 ± 0.65332 = (0.0133, 1.3200).
+    # 1, 0, 1: mean 0.6667, sd 0.57735, se 0.33333 -> interval 0.6667 ± 4.302653 / 3 = (-0.7676, 2.1009)
+    # (Student's t with 2 degrees of freedom: scipy t.ppf(0.975, 2) = 4.302653).
     pairs = [(10, 14), (20, 20), (30, 36)]
     rows = []
     for game, (low, high) in enumerate(pairs):
@@ -158,9 +162,9 @@ def test_level_ladder_paired_when_same_games(build_seats):
     assert step["win_rate"] == pytest.approx(2.5 / 3)
     assert step["win_rate_below"] == pytest.approx(0.5 / 3)
     assert step["win_diff"] == pytest.approx(2 / 3)
-    assert step["win_diff_low"] == pytest.approx(2 / 3 - Z95 / 3, abs=1e-9)
-    assert step["win_diff_low"] == pytest.approx(0.0133, abs=1e-4)
-    assert step["win_diff_high"] == pytest.approx(1.3200, abs=1e-4)
+    assert step["win_diff_low"] == pytest.approx(2 / 3 - T95_2 / 3, abs=1e-9)
+    assert step["win_diff_low"] == pytest.approx(-0.7676, abs=1e-4)
+    assert step["win_diff_high"] == pytest.approx(2.1009, abs=1e-4)
 
 
 def test_level_ladder_newcombe_for_independent_win_rates(build_seats):
@@ -196,7 +200,7 @@ def test_level_ladder_groups_and_gaps(build_seats):
 
 def test_paired_differences_known_values(build_seats):
     # Base totals 10, 20, 30; variant 12, 21, 36 (same games and seats): d = 2, 1, 6, mean 3,
-    # sd = sqrt((1 + 4 + 9) / 2) = sqrt(7) = 2.6458, se = 1.5275, interval 3 ± 2.9939.
+    # sd = sqrt((1 + 4 + 9) / 2) = sqrt(7) = 2.6458, se = 1.5275, interval 3 ± 4.302653 · 1.5275 = 3 ± 6.5722.
     base = build_seats([{"game": g, "level": 5, "score_total": t, "score_cash": t} for g, t in enumerate([10, 20, 30])])
     variant = build_seats(
         [{"game": g, "level": 5, "score_total": t, "score_cash": t - 1} for g, t in enumerate([12, 21, 36])]
@@ -209,8 +213,8 @@ def test_paired_differences_known_values(build_seats):
     assert total["diff"] == pytest.approx(3.0)
     assert total["sd"] == pytest.approx(math.sqrt(7))
     assert total["se"] == pytest.approx(math.sqrt(7 / 3))
-    assert total["ci_low"] == pytest.approx(3 - Z95 * math.sqrt(7 / 3))
-    assert total["ci_high"] == pytest.approx(3 + Z95 * math.sqrt(7 / 3))
+    assert total["ci_low"] == pytest.approx(3 - T95_2 * math.sqrt(7 / 3))
+    assert total["ci_high"] == pytest.approx(3 + T95_2 * math.sqrt(7 / 3))
     cash = table[table["metric"] == "score_cash"].iloc[0]
     assert cash["diff"] == pytest.approx(2.0)
 

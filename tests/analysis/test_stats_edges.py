@@ -2,7 +2,7 @@
 (mutmut over analysis/stats.py against tests/analysis, README "Reliability") showed no test pinned.
 
 Known answers: Wilson bounds checked against scipy.stats.binomtest(...).proportion_ci(method="wilson") and against
-the roots of (k/n - p)^2 = z^2 p (1 - p) / n; means, SDs and normal intervals by hand (z = 1.959963984540054).
+the roots of (k/n - p)^2 = z^2 p (1 - p) / n; means, SDs and Student-t intervals by hand (t from scipy.stats.t.ppf).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import pytest
 
 from analysis.load import RunData
 from analysis.stats import (
-    Z95,
     duel_row,
     interaction_summary,
     level_ladder,
@@ -31,6 +30,8 @@ from analysis.stats import (
 LADDER_COLUMNS = ["level", "level_below", "paired", "n", "n_below", "mean", "mean_below", "diff", "diff_se",
                   "diff_low", "diff_high", "win_rate", "win_rate_below", "win_diff", "win_diff_low", "win_diff_high"]
 PAIRED_COLUMNS = ["metric", "n", "mean_base", "mean_variant", "diff", "sd", "se", "ci_low", "ci_high"]
+#: scipy.stats.t.ppf(0.975, df): the 95 % Student-t quantiles of the few-game examples below.
+T95 = {1: 12.706204736174694, 2: 4.302652729749462, 3: 3.1824463052837078}
 
 
 # ---------------------------------------------------------------- wilson_interval
@@ -280,13 +281,14 @@ def test_error_messages_name_the_function(build_seats):
 
 # ---------------------------------------------------------------- paired_difference / duel_row
 def test_paired_difference_known_values():
-    # d = 2, 1, 6: mean 3, sd sqrt(7), interval 3 -/+ 1.95996 sqrt(7/3) = (0.006106, 5.993894)
+    # d = 2, 1, 6: mean 3, sd sqrt(7), interval 3 -/+ t(2) sqrt(7/3) = (-3.572411, 9.572411)
     mean, sd, low, high = paired_difference(np.array([12, 21, 36]), np.array([10, 20, 30]))
     assert (mean, sd) == pytest.approx((3.0, math.sqrt(7)))
-    assert (low, high) == pytest.approx((3 - Z95 * math.sqrt(7 / 3), 3 + Z95 * math.sqrt(7 / 3)))
-    # n = 2: d = 2, 1 -> mean 1.5, sd sqrt(0.5), se 0.5, interval (0.520018, 2.479982)
+    assert (low, high) == pytest.approx((3 - T95[2] * math.sqrt(7 / 3), 3 + T95[2] * math.sqrt(7 / 3)))
+    assert (low, high) == pytest.approx((-3.572411, 9.572411))
+    # n = 2: d = 2, 1 -> mean 1.5, sd sqrt(0.5), se 0.5, interval 1.5 -/+ t(1) 0.5 = (-4.853102, 7.853102)
     assert paired_difference(np.array([12, 21]), np.array([10, 20])) == pytest.approx(
-        (1.5, math.sqrt(0.5), 1.5 - Z95 * 0.5, 1.5 + Z95 * 0.5))
+        (1.5, math.sqrt(0.5), 1.5 - T95[1] * 0.5, 1.5 + T95[1] * 0.5))
 
 
 def test_paired_difference_too_few_games_gives_nan_quietly():
@@ -299,10 +301,10 @@ def test_paired_difference_too_few_games_gives_nan_quietly():
 
 def test_duel_row_known_values():
     # won 1, 0.5, 0, 1 -> 2.5 of 4; Wilson(2.5, 4) = (0.2194265201, 0.9081007708) (roots of the score quadratic).
-    # Score differences 10, 0, -8, 10: mean 3, sd sqrt(76), se sqrt(76)/2 -> 3 -/+ 8.543285.
+    # Score differences 10, 0, -8, 10: mean 3, sd sqrt(76), se sqrt(76)/2 -> 3 -/+ t(3) sqrt(76)/2 = 3 -/+ 13.871.
     row = duel_row(np.array([1.0, 0.5, 0.0, 1.0]), np.array([30, 25, 20, 40]), np.array([20, 25, 28, 30]))
     assert list(row) == ["games", "wins", "win_rate", "ci_low", "ci_high", "score_diff", "diff_low", "diff_high"]
     assert (row["games"], row["wins"], row["win_rate"]) == (4, 2.5, 0.625)
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((0.2194265201, 0.9081007708))
-    half = Z95 * math.sqrt(76) / 2
+    half = T95[3] * math.sqrt(76) / 2
     assert (row["score_diff"], row["diff_low"], row["diff_high"]) == pytest.approx((3.0, 3 - half, 3 + half))
