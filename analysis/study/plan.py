@@ -43,7 +43,8 @@ DEFAULT_RESULTS = "results"
 DEFAULT_STRENGTHS: tuple[float, ...] = (1.0,)
 #: Games per strength tried by the study's strength-at-parity step. About 28 strengths are tried per
 #: profile and level, so this bounds the step to about 28 x 10,000 games per (profile, level), ~2 s with
-#: numba on one core (the parity interval of the strength is then about +-0.01 wide).
+#: numba on one core (the exact parity interval of the strength is then about +-0.01 wide; the one printed,
+#: its ends found to the 0.01 bisection step and rounded outward, 0.02-0.05 wide).
 DEFAULT_PARITY_GAMES = 10_000
 #: Games per strength tried by the stand-alone ``parity`` command: twice the study's, for the narrower
 #: intervals of the README's parity table, since it searches one profile at a time.
