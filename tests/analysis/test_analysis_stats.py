@@ -126,8 +126,8 @@ def test_win_rates_empty_for_solo_games(build_seats):
 def test_level_ladder_independent_levels(build_seats):
     # Level 1 in run a: totals 10, 20, 30 -> mean 20, sd 10, sem 10/√3 = 5.7735.
     # Level 2 in run b: totals 30, 40 -> mean 35, sd 7.0711, sem 5.
-    # diff 15, se = sqrt(33.333 + 25) = 7.6376; Welch df = 58.333² / (33.333² / 2 + 25² / 1) = 2.88, rounded
-    # down to 2: t = 4.302653 (scipy t.ppf(0.975, 2)), interval 15 ± 4.302653·7.6376 = (-17.8621, 47.8621).
+    # diff 15, se = sqrt(33.333 + 25) = 7.6376; Welch df = 58.333² / (33.333² / 2 + 25² / 1) = 2.8824,
+    # t = 3.257208 (scipy t.ppf(0.975, 2.8824), as R's t.test), interval 15 ± 3.257208·7.6376 = (-9.8773, 39.8773).
     rows = [{"run": "a", "game": g, "level": 1, "score_total": t} for g, t in enumerate([10, 20, 30])]
     rows += [{"run": "b", "game": g, "level": 2, "score_total": t} for g, t in enumerate([30, 40])]
     ladder = level_ladder(build_seats(rows))
@@ -137,8 +137,8 @@ def test_level_ladder_independent_levels(build_seats):
     assert not step["paired"]
     assert step["diff"] == pytest.approx(15.0)
     assert step["diff_se"] == pytest.approx(math.sqrt(100 / 3 + 25))
-    assert step["diff_low"] == pytest.approx(-17.8621, abs=1e-3)
-    assert step["diff_high"] == pytest.approx(47.8621, abs=1e-3)
+    assert step["diff_low"] == pytest.approx(-9.8773, abs=1e-3)
+    assert step["diff_high"] == pytest.approx(39.8773, abs=1e-3)
     # Solo games: no win rates.
     assert math.isnan(step["win_diff"])
 

@@ -2,8 +2,8 @@
 
 Each producer is checked two ways where it can be:
 
-- against a trusted answer: scipy 1.17's ``binomtest(k, n).proportion_ci(method="wilson")`` and
-  ``t.ppf(0.975, df)`` (values copied here: scipy is not a dependency), and Newcombe's (1998) own table;
+- against a trusted answer: scipy 1.17's ``binomtest(k, n).proportion_ci(method="wilson")`` (values copied
+  here), textbook quantiles of Student's t, and Newcombe's (1998) own table;
 - by coverage with a known truth: exact binomial sums where the outcome is a count, otherwise seeded
   simulations of ``REPLICATIONS`` replications. A simulated coverage of a true 95 % interval has a binomial
   standard error of sqrt(0.95 * 0.05 / 4000) = 0.0034, so the tests accept 0.95 +- 3.6 standard errors
@@ -232,18 +232,19 @@ def test_findings_words_follow_the_interval(low, high, words):
 
 # ---------------------------------------------------------------- Student-t intervals of means and mean differences
 
-#: scipy 1.17.1: t.ppf(0.975, df).
-SCIPY_T95 = {1: 12.706204736174694, 2: 4.302652729749462, 3: 3.1824463052837078, 4: 2.7764451051977934,
+#: Two-sided 95 % quantiles of Student's t (scipy 1.17.1's t.ppf(0.975, df); the tables' 12.706, 4.303, 2.262 ...).
+T95_TABLE = {1: 12.706204736174694, 2: 4.302652729749462, 3: 3.1824463052837078, 4: 2.7764451051977934,
              5: 2.5705818356363146, 9: 2.262157162798205, 19: 2.0930240544083087, 29: 2.045229642132703,
              99: 1.9842169515864174, 999: 1.9623414611334493, 19999: 1.960082611089815}
 
 
-def test_t95_matches_scipy():
-    for df, quantile in SCIPY_T95.items():
+def test_t95_gives_the_two_sided_quantile():
+    for df, quantile in T95_TABLE.items():
         assert t95(df) == pytest.approx(quantile, abs=1e-10)
-    assert list(t95(np.array([2.0, 2.9, 19999.0]))) == pytest.approx([SCIPY_T95[2], SCIPY_T95[2], SCIPY_T95[19999]])
-    assert t95(math.inf) == Z95
-    assert all(math.isnan(value) for value in t95(np.array([0.0, math.nan, -1.0])))
+    two, welch, three, many = t95(np.array([2.0, 2.9, 3.0, 19999.0]))
+    assert (two, many) == pytest.approx((T95_TABLE[2], T95_TABLE[19999])) and three < welch < two
+    assert t95(math.inf) == pytest.approx(Z95, abs=1e-15)
+    assert all(math.isnan(value) for value in t95(np.array([0.0, 0.5, math.nan, -1.0])))
 
 
 @pytest.mark.parametrize("games", [2, 5, 10, 1000])
