@@ -111,7 +111,7 @@ def strength_at_parity(curve: WinRateCurve, low: float = 0.25, high: float = 4.0
     # Each end of the interval is the outer end of its bracket, rounded outward: the middle of the bracket,
     # rounded to the nearest, moved each end inward by up to a tolerance, and when the interval is about as
     # narrow as the tolerance (10,000 games and more) that left it covering the true strength far less often
-    # than 95 % (3 % for some true strengths, 0.98 (0.98-0.98) in the README's table).
+    # than 95 % (as little as 0.3 % in the calibration tests; 0.98 (0.98-0.98) in the README's table).
     upper_reaches, _ = _bracket(lambda s: curve.bounds(s)[1], 0.5, low, strength, tolerance)
     _, lower_reaches = _bracket(lambda s: curve.bounds(s)[0], 0.5, strength, high, tolerance)
     decimals = strength_decimals(tolerance)
