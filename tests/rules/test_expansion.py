@@ -190,6 +190,36 @@ def test_oust_tie_on_farthest_behind_goes_to_the_more_valuable_company(engine):
     assert state.sector_owner[7] == ASTROGO and state.station_vacant[SKYMINE] == [2, 0, 0]
 
 
+def test_oust_victim_when_behind_nowhere_is_the_shared_lead_then_the_smallest_lead(engine):
+    # German text, "größter Rückstand": "Falls ich auf keiner Leiste zurückliege, ist es diejenige, wo ich
+    # mir die Führung teile bzw. den geringsten Vorsprung habe." Pinned on both engines here: the oust
+    # tests above only have her behind, and test_companies' farthest_behind tests drive the reference alone.
+    # Astrogo on 1 reaches 1, 2 (tawac) and 7 (skymine), none vacant: she ousts a rival.
+    # (a) tawac [2,0,0] (1 coin), skymine on 7 13 19 [3,0,0] (2 coins, the more valuable).
+    #     Tracks: scripted seat tawac 2, skymine 2; Luna tawac 2, skymine 4 -> margins tawac 0 (shared
+    #     lead), skymine +2: tawac goes, from 2, even with MAX; its outpost returns home: [1,0,0].
+    #     (Treating every lead as a shared lead would tie them and oust the more valuable skymine from 7.)
+    owners = {1: ASTROGO, 2: TAWAC, 6: TAWAC, 7: SKYMINE, 13: SKYMINE, 19: SKYMINE, 18: MINERVA}
+    rules, state, seat = _game(owners, seats="scripted:passive,luna:2")
+    state.track_position[0] = [0, 2, 2, 0]
+    state.track_position[seat] = [0, 2, 4, 0]
+    engine.expand_company(rules, state, seat, [ASTROGO], 1, lowest=False)
+    assert state.sector_owner[2] == ASTROGO and state.sector_owner[7] == SKYMINE
+    assert state.station_vacant[TAWAC] == [1, 0, 0] and state.station_vacant[SKYMINE] == [3, 0, 0]
+    assert_invariants(rules, state)
+    # (b) tawac on 2 6 12 [3,0,0] (2 coins, the more valuable), skymine on 7 13 [2,0,0] (1 coin).
+    #     Scripted seat tawac 1, skymine 1; Luna tawac 4, skymine 3 -> margins +3, +2: she leads on both,
+    #     so the smallest lead, skymine, goes, from 7, even with MIN; home: [1,0,0].
+    owners = {1: ASTROGO, 2: TAWAC, 6: TAWAC, 12: TAWAC, 7: SKYMINE, 13: SKYMINE, 18: MINERVA}
+    rules, state, seat = _game(owners, seats="scripted:passive,luna:2")
+    state.track_position[0] = [0, 1, 1, 0]
+    state.track_position[seat] = [0, 4, 3, 0]
+    engine.expand_company(rules, state, seat, [ASTROGO], 1, lowest=True)
+    assert state.sector_owner[7] == ASTROGO and state.sector_owner[2] == TAWAC
+    assert state.station_vacant[SKYMINE] == [1, 0, 0] and state.station_vacant[TAWAC] == [3, 0, 0]
+    assert_invariants(rules, state)
+
+
 ASTROGO_ALL = [1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 14, 15, 16, 17, 20]
 
 
