@@ -243,6 +243,22 @@ def test_each_selected_company_gets_the_full_count(engine):
     assert state.track_position[0] == [3, 3, 3, 3] and state.seats[0].cash == 0
 
 
+@pytest.mark.parametrize(("card_id", "letter", "positions"), [
+    ("II-2", "C", [3, 3, 3, 3]),  # advance_company 3 on all_four
+    ("I-9", "B", [2, 2, 0, 0]),   # advance_company 2 on two_most_valuable
+])
+def test_a_cards_count_applies_to_each_company_it_names(card_id, letter, positions, engine):
+    # "(count applies to each)" (luna_facts.json, company_selections), through the card's own resolution:
+    # the test above drives the selection and the track itself, so it cannot catch a card that shares
+    # its count out. Setup board: every company [1,0,0] (value 0, 1 vacant space), so by value the
+    # order is the track IDs' A1 astrogo, B2 tawac, C1 skymine, D1 minerva. No barrier or threshold
+    # is passed before space 3 on these sides, so her cash stays 0; the cards' other actions
+    # (research plans) touch no track.
+    rules, state = _company_game(cash=0, side_ids=("A1", "B2", "C1", "D1"))
+    engine.resolve_card(rules, state, 0, cards(rules, card_id)[0], ref.SLOTS.index(letter))
+    assert state.track_position[0] == positions and state.seats[0].cash == 0
+
+
 @given(prices=st.lists(st.integers(0, 9), min_size=1, max_size=20),
        rewards=st.lists(st.integers(0, 9), min_size=20, max_size=20), cash=st.integers(-3, 30))
 def test_a_passage_in_one_step_pays_what_its_spaces_one_at_a_time_pay(prices, rewards, cash):
