@@ -7,7 +7,7 @@ import pytest
 
 from sim.invariants import assert_invariants
 
-from .helpers import NO, cards, clone, ids, new_game
+from .helpers import NO, card, cards, clone, ids, new_game
 
 
 def test_draw_takes_the_top_card(engine):
@@ -77,6 +77,25 @@ def test_reshuffle_happens_in_the_middle_of_planning_a(engine):
     assert luna.slots[3] == rebuilt[-1] and luna.majority == [rebuilt[-2], rebuilt[-3]]
     assert luna.deck == rebuilt[:-3] and luna.discard == []
     assert (luna.reshuffles, luna.grade2_by_reshuffle) == (1, 1)
+
+
+def test_reshuffle_happens_between_the_two_majority_draws(engine):
+    # "Whenever my Luna deck runs out" holds for the majority cards too. Deck (top last): B <- I-2,
+    # C <- I-3, D <- I-6, left majority <- I-7 (no reveal); the other 8 grade-1 cards on the discard
+    # pile. The right majority card meets the empty deck: discard + 1 grade-2 card are shuffled (9
+    # cards) and the right slot takes the new top card. (Only the immediate-rebuild reading's test
+    # covered a rebuild in planning b before.)
+    rules, state, rngs = new_game("luna:2", seed=8)
+    luna = state.seats[0].luna
+    luna.deck = cards(rules, "I-7", "I-6", "I-3", "I-2")
+    luna.discard = [c for c in rules.grade1 if c not in luna.deck]
+    rebuilt = [*luna.discard, luna.grade2_stack[-1]]
+    clone(rngs[0]).shuffle(rebuilt)
+    engine.plan_luna(rules, state, 0, rngs[0])
+    assert ids(rules, luna.slots) == ["-", "I-2", "I-3", "I-6", "-"]
+    assert luna.majority == [card(rules, "I-7"), rebuilt[-1]]
+    assert luna.deck == rebuilt[:-1] and luna.discard == []
+    assert (luna.reshuffles, luna.grade2_by_reshuffle, len(luna.grade2_stack)) == (1, 1, 6)
 
 
 def test_no_reshuffle_until_a_card_must_be_drawn_and_round_counters(engine):
