@@ -550,15 +550,22 @@ def command_tune(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     if hasattr(signal, "SIGXFSZ"):  # over a file-size limit a write should fail (EFBIG), not kill the process
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    with stop_signals_as_interrupts():
+    with stop_signals_as_interrupts() as stop:
         # here, not in _run: building the parser imports modules for a good part of a second, and an interrupt
         # then is a stop like any other (one line, 128 + the signal), not a traceback and exit 1
         try:
-            return _run(argv)
+            code = _run(argv)
         except KeyboardInterrupt as error:
-            cause = f" by {error.args[0]}" if isinstance(error, Stopped) else ""
-            sys.stderr.write(f"luna-balance: interrupted{cause}; nothing half-written was left behind\n")
-            return interrupted_exit_code(error)
+            return _interrupted(error)
+        if code == 0 and stop.signum is not None:  # a library swallowed the stop and the command went on: a job
+            return _interrupted(Stopped(stop.signum))  # scheduler must not take it for a success
+        return code
+
+
+def _interrupted(error: KeyboardInterrupt) -> int:
+    cause = f" by {error.args[0]}" if isinstance(error, Stopped) else ""
+    sys.stderr.write(f"luna-balance: interrupted{cause}; nothing half-written was left behind\n")
+    return interrupted_exit_code(error)
 
 
 def _run(argv: list[str] | None) -> int:

@@ -4,14 +4,23 @@
 default: no ``finally`` runs, so the temporary directory a run is built in (``.OUT.partial-PID``) stays beside
 ``--out`` for good, with no word said. Raised as :class:`Stopped` (a ``KeyboardInterrupt``), they get Ctrl-C's
 clean-up and message, and the shell's exit code for the signal.
+
+A signal's exception is raised wherever the main thread runs Python code, and in a few places Python can only
+print an exception and carry on: a ctypes callback (LLVM calls llvmlite's object cache back while numba loads or
+compiles the engine, a good part of a run's first second), a ``__del__``, a weakref callback. There a stop (or
+Ctrl-C) was dropped, and the command went on to the end and exited 0, as if nobody had asked it to stop. While a
+command runs, such an interrupt is sent again (:func:`_interrupt_again`), to be raised in the next ordinary code;
+one that a library's broad ``except`` swallows outright is still the command's exit code (:class:`StopState`).
 """
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import signal
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 #: The signals raised as :class:`Stopped` (see the module docstring).
@@ -26,9 +35,43 @@ class Stopped(KeyboardInterrupt):
         self.signum = signum
 
 
+class StopState:
+    """What :func:`stop_signals_as_interrupts` saw: ``signum``, the stop signal received (None: none)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+
+_state = StopState()  # the running command's (replaced at each command's start)
+
+
 def _stop(signum: int, _frame: object) -> None:
     signal.signal(signum, signal.SIG_DFL)  # a second one ends the process at once, should the clean-up hang
+    _state.signum = signum
     raise Stopped(signum)
+
+
+def _interrupt_again(previous: Callable[[object], object]) -> Callable[[object], object]:
+    """A ``sys.unraisablehook`` that sends an interrupt Python dropped (see the module docstring) to the main thread
+    again, and hands anything else to ``previous``.
+
+    The signal is sent to the main thread again from a new thread: sent from here, it would be raised in this hook
+    at once, and dropped again. That thread needs the GIL, so it sends it once the main thread has left the hook,
+    and most likely the callback too; should it still land in a place that drops it, this hook sends it again. A
+    signal, not just a mark (``_thread.interrupt_main``), so that a main thread waiting on a lock wakes up. The
+    handler is set again first, as ``_stop`` set the default (which would end the process with no clean-up).
+    """
+    def hook(unraisable: object) -> None:
+        error = getattr(unraisable, "exc_value", None)
+        if not isinstance(error, KeyboardInterrupt) or threading.current_thread() is not threading.main_thread():
+            previous(unraisable)
+            return
+        signum = getattr(error, "signum", signal.SIGINT)
+        if isinstance(error, Stopped):
+            signal.signal(signum, _stop)
+        _thread.start_new_thread(signal.pthread_kill, (threading.get_ident(), signum))  # last: see above
+
+    return hook
 
 
 def interrupted_exit_code(error: BaseException) -> int:
@@ -37,17 +80,29 @@ def interrupted_exit_code(error: BaseException) -> int:
 
 
 @contextlib.contextmanager
-def stop_signals_as_interrupts() -> Iterator[None]:
-    """Raise :data:`STOP_SIGNALS` as :class:`Stopped` while the command runs; a signal the caller ignores (nohup)
-    stays ignored, and the caller's handlers are restored after (``main`` is also called in a test's process)."""
+def stop_signals_as_interrupts() -> Iterator[StopState]:
+    """Raise :data:`STOP_SIGNALS` as :class:`Stopped` while the command runs, and raise again an interrupt Python
+    dropped (see the module docstring); a signal the caller ignores (nohup) stays ignored, and the caller's
+    handlers and unraisable hook are restored after (``main`` is also called in a test's process).
+
+    Yields the :class:`StopState`, whose ``signum`` tells a command that ended normally that a stop signal came
+    all the same (its interrupt swallowed by a library's ``except BaseException``).
+    """
+    global _state
+    _state = state = StopState()
     saved: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():  # only the main thread may set a handler
+    main = threading.current_thread() is threading.main_thread()
+    if main:  # only the main thread may set a handler (and only it runs one)
         for name in STOP_SIGNALS:
             number = getattr(signal, name, None)
             if number is not None and signal.getsignal(number) == signal.SIG_DFL:
                 saved[number] = signal.signal(number, _stop)
+    previous_hook = sys.unraisablehook
+    if main:
+        sys.unraisablehook = _interrupt_again(previous_hook)
     try:
-        yield
+        yield state
     finally:
+        sys.unraisablehook = previous_hook
         for number, handler in saved.items():
             signal.signal(number, handler)

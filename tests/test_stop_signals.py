@@ -126,3 +126,49 @@ def test_a_worker_killed_alone_is_one_line(tmp_path, monkeypatch, capsys):
     assert main(["simulate", "--seats", "luna:5", "--games", "5", "--workers", "2", "--out", str(tmp_path / "x")]) == 1
     assert capsys.readouterr().err == ("luna-balance: a worker process died (killed, or out of memory: try fewer "
                                        "--workers or a smaller --chunk-size); nothing half-written was left behind\n")
+
+
+# A command whose stop lands where Python can only print an exception and carry on, then ends as if it had not.
+_SWALLOWED_STOP = """
+import ctypes, signal, sys, threading
+from pathlib import Path
+import sim.cli as cli
+
+def stopped_in_a_callback():
+    signal.raise_signal(signal.SIGTERM)  # its handler raises here, inside the callback
+
+def command(args):
+    {stop}
+    {rest}
+    Path(args.out).write_text("the whole output")
+    print("wrote", args.out)
+    return 0
+
+cli.command_simulate = command
+sys.exit(cli.main(["simulate", "--seats", "luna:5", "--games", "5", "--out", "x"]))
+"""
+
+
+def _swallowed_stop(tmp_path: Path, stop: str, rest: str = "") -> subprocess.CompletedProcess:
+    script = _SWALLOWED_STOP.format(stop=stop, rest=rest)
+    return subprocess.run([sys.executable, "-c", script], cwd=tmp_path, text=True, capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_stoppable)
+
+
+def test_a_sigterm_dropped_in_a_ctypes_callback_still_stops_the_command(tmp_path):
+    """Regression (a SIGTERM 0.6 s, and a Ctrl-C 1.15 s, after the start exited 0 and the run went on to the end):
+    while numba loads or compiles the engine, LLVM calls llvmlite's object cache back through ctypes, which prints
+    an exception raised in a callback ("Exception ignored on calling ctypes callback function") and goes on."""
+    # the rest of the run waits (as the main thread waits for the engine's threads): the stop must wake it
+    done = _swallowed_stop(tmp_path, "ctypes.CFUNCTYPE(None)(stopped_in_a_callback)()", "threading.Event().wait()")
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert done.stderr == "luna-balance: interrupted by SIGTERM; nothing half-written was left behind\n"
+    assert done.stdout == "" and list(tmp_path.iterdir()) == []  # stopped there, not at the end
+
+
+def test_a_sigterm_a_library_swallows_is_still_the_exit_code(tmp_path):
+    """A library's ``except BaseException`` around the place the stop lands lets the command finish; it exited 0,
+    and a job scheduler took the stopped job for a success."""
+    done = _swallowed_stop(tmp_path, "try:\n        stopped_in_a_callback()\n    except BaseException:\n        pass")
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert done.stderr == "luna-balance: interrupted by SIGTERM; nothing half-written was left behind\n"
