@@ -20,7 +20,9 @@ import contextlib
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import Any
 
 #: The signals raised as :class:`Stopped` (see the module docstring).
@@ -45,20 +47,47 @@ class StopState:
 _state = StopState()  # the running command's (replaced at each command's start)
 
 
-def _stop(signum: int, _frame: object) -> None:
-    signal.signal(signum, signal.SIG_DFL)  # a second one ends the process at once, should the clean-up hang
+#: Code that takes and gives back a lock in Python, where an exception raised between the two leaves the lock
+#: taken for good: the import system's module locks, and numba's compiler lock (taken to load or compile a kernel).
+#: Another thread that then imports that module or loads a kernel (the engine's threads, the chunk writer) waits
+#: forever, and the stopped command with it, as it waits for its threads: a stop at start-up hung now and then.
+_LOCK_KEEPING = ("<frozen importlib._bootstrap", "importlib/_bootstrap", "numba/core/compiler_lock.py")
+
+
+def stopping() -> bool:
+    """Whether a stop signal came while the running command ran (its :class:`Stopped` raised, or still to be)."""
+    return _state.signum is not None
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
     _state.signum = signum
+    if frame is not None and any(place in frame.f_code.co_filename.replace("\\", "/") for place in _LOCK_KEEPING):
+        _send_again(signum)  # once that code has given the lock back
+        return
+    signal.signal(signum, signal.SIG_DFL)  # a second one ends the process at once, should the clean-up hang
     raise Stopped(signum)
+
+
+def _send_again(signum: int) -> None:
+    """Send ``signum`` to the main thread (the caller) again, from a new thread and a moment later: sent from here, it
+    would be handled here at once. A signal rather than just a mark (``_thread.interrupt_main``), so that a main
+    thread waiting on a lock wakes up."""
+    def send(main: int) -> None:
+        time.sleep(_AGAIN_AFTER)
+        signal.pthread_kill(main, signum)
+
+    _thread.start_new_thread(send, (threading.get_ident(),))
+
+
+_AGAIN_AFTER = 0.01  # seconds: lets the main thread leave the code where the signal landed (ms at most)
 
 
 def _interrupt_again(previous: Callable[[object], object]) -> Callable[[object], object]:
     """A ``sys.unraisablehook`` that sends an interrupt Python dropped (see the module docstring) to the main thread
     again, and hands anything else to ``previous``.
 
-    The signal is sent to the main thread again from a new thread: sent from here, it would be raised in this hook
-    at once, and dropped again. That thread needs the GIL, so it sends it once the main thread has left the hook,
-    and most likely the callback too; should it still land in a place that drops it, this hook sends it again. A
-    signal, not just a mark (``_thread.interrupt_main``), so that a main thread waiting on a lock wakes up. The
+    The signal is sent to the main thread again a moment later (:func:`_send_again`), once it has left the hook and
+    most likely the callback too; should it still land in a place that drops it, this hook sends it again. The
     handler is set again first, as ``_stop`` set the default (which would end the process with no clean-up).
     """
     def hook(unraisable: object) -> None:
@@ -69,7 +98,7 @@ def _interrupt_again(previous: Callable[[object], object]) -> Callable[[object],
         signum = getattr(error, "signum", signal.SIGINT)
         if isinstance(error, Stopped):
             signal.signal(signum, _stop)
-        _thread.start_new_thread(signal.pthread_kill, (threading.get_ident(), signum))  # last: see above
+        _send_again(signum)  # last: see above
 
     return hook
 

@@ -172,3 +172,38 @@ def test_a_sigterm_a_library_swallows_is_still_the_exit_code(tmp_path):
     done = _swallowed_stop(tmp_path, "try:\n        stopped_in_a_callback()\n    except BaseException:\n        pass")
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert done.stderr == "luna-balance: interrupted by SIGTERM; nothing half-written was left behind\n"
+
+
+_STOPPED_IN_THE_IMPORT_SYSTEM = """
+import signal, sys, threading
+import sim.cli as cli
+
+# code of the import system's (by its file name) that holds a lock, as its module locks' __exit__ and release do
+system = {"signal": signal}
+exec(compile("def release(lock):\\n    signal.raise_signal(signal.SIGTERM)\\n    lock.release()\\n",
+             "<frozen importlib._bootstrap>", "exec"), system)
+lock = threading.Lock()
+
+def command(args):
+    lock.acquire()
+    system["release"](lock)  # the stop lands between taking the lock and giving it back
+    threading.Event().wait()  # the rest of the run
+    return 0
+
+cli.command_simulate = command
+code = cli.main(["simulate", "--seats", "luna:5", "--games", "5", "--out", "x"])
+print("held" if lock.locked() else "given back")
+sys.exit(code)
+"""
+
+
+def test_a_stop_signal_in_the_import_system_s_lock_code_waits_until_the_lock_is_given_back(tmp_path):
+    """Regression (a stop at start-up now and then hung until killed): raised while the import system, or numba's
+    compiler lock, held a lock in Python code, the interrupt left it held; an engine thread or the chunk writer
+    importing that module or loading a kernel then waited forever, and the stopped command waited for it."""
+    done = subprocess.run([sys.executable, "-c", _STOPPED_IN_THE_IMPORT_SYSTEM], cwd=tmp_path, text=True,
+                          capture_output=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          preexec_fn=_stoppable)
+    assert done.stdout == "given back\n", done.stderr
+    assert done.returncode == 128 + signal.SIGTERM
+    assert done.stderr == "luna-balance: interrupted by SIGTERM; nothing half-written was left behind\n"
