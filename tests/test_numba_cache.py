@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -382,3 +383,28 @@ def test_no_cache_folder_numba_may_write_compiles_without_a_cache_not_a_tracebac
     notice = capsys.readouterr().err
     assert "so every run compiles it: set NUMBA_CACHE_DIR to a folder you can write" in notice
     assert "from the cache" not in notice and "happens once" not in notice
+
+
+def test_a_cache_load_failing_after_a_stop_signal_leaves_the_cache_alone(tmp_path, capsys):
+    """Regression (1 stop in 120 at start-up): a SIGTERM landing while numba loaded the engine from the cache left
+    numba's own state half-changed (a generator of its typing registries closed), an engine thread's load then
+    failed ("RuntimeError: generator raised StopIteration") and was taken for a damaged file: the cache index was
+    deleted, so the next run compiled the engine again for up to a minute, and the stop said two lines."""
+    from types import SimpleNamespace
+
+    from sim.stop_signals import stop_signals_as_interrupts
+
+    index = tmp_path / "kernel.nbi"
+    index.write_bytes(b"a sound index")
+
+    def load(signature: object, target_context: object) -> object:
+        raise RuntimeError("generator raised StopIteration")
+
+    cache = SimpleNamespace(load_overload=load, _cache_file=SimpleNamespace(_index_path=str(index)))
+    _jit._load_damaged_as_missing(SimpleNamespace(_cache=cache, __name__="kernel"))
+    with stop_signals_as_interrupts() as stop:
+        stop.signum = signal.SIGTERM  # as its handler records it, raising in the main thread
+        with pytest.raises(RuntimeError):
+            cache.load_overload(None, None)
+    assert index.read_bytes() == b"a sound index"
+    assert capsys.readouterr().err == ""

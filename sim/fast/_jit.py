@@ -209,6 +209,10 @@ def _load_damaged_as_missing(dispatcher: Callable) -> None:
         try:
             return load(signature, target_context)
         except Exception as error:  # a damaged file fails in any of pickle's and numba's ways
+            from sim.stop_signals import stopping  # here: not a source of the kernels (KERNEL_SOURCES)
+
+            if stopping():  # a stop's interrupt in the main thread can leave numba's own state half-changed, and
+                raise  # an engine thread then fails here (a generator raised StopIteration): not the file's fault
             Path(index).unlink(missing_ok=True)
             sys.stderr.write(f"luna-balance: the numba cache of {dispatcher.__name__} in {Path(index).parent} could "
                              f"not be read ({type(error).__name__}: {error}); compiling it again\n")
