@@ -398,6 +398,7 @@ def command_campaign(args: argparse.Namespace) -> int:
 
 
 def command_levels(args: argparse.Namespace) -> int:
+    import shutil
     import tempfile
 
     import pandas as pd
@@ -413,12 +414,16 @@ def command_levels(args: argparse.Namespace) -> int:
             check_output(Path(args.out) / f"level-{level}", inputs=(args.overlay,))
     base = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="luna-levels-"))
     frames = []
-    with progress_bar(args.games * len(levels), args.quiet, "levels") as bar:
-        for level in levels:
-            config = GameConfig(seats=parse_seats(f"luna:{level}"), rounds=args.rounds, start_bonus=args.start_bonus,
-                                board=args.board)
-            out = run_simulation(data, config, options, base / f"level-{level}", progress=bar.update)
-            frames.append(pd.read_parquet(out / "seats.parquet"))
+    try:
+        with progress_bar(args.games * len(levels), args.quiet, "levels") as bar:
+            for level in levels:
+                config = GameConfig(seats=parse_seats(f"luna:{level}"), rounds=args.rounds,
+                                    start_bonus=args.start_bonus, board=args.board)
+                out = run_simulation(data, config, options, base / f"level-{level}", progress=bar.update)
+                frames.append(pd.read_parquet(out / "seats.parquet"))
+    finally:  # the runs of a table nobody kept: gone however the command ends (a stop, a full disk)
+        if not args.out:
+            shutil.rmtree(base, ignore_errors=True)
     seats = pd.concat(frames, ignore_index=True)
     table = seats.groupby("level").agg(
         games=("game", "size"), helium=("helium", "mean"), research=("research", "mean"), cash=("cash", "mean"),
@@ -427,10 +432,6 @@ def command_levels(args: argparse.Namespace) -> int:
     print(f"Single-Luna games per level: {args.games}, seed {args.seed}, start bonus {args.start_bonus}, "
           f"board {args.board}, engine {args.engine}")
     print(table.round(2).to_string())
-    if not args.out:
-        import shutil
-
-        shutil.rmtree(base, ignore_errors=True)
     return 0
 
 

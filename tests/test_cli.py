@@ -159,6 +159,25 @@ def test_levels_command_prints_a_table(capsys):
     assert [line.split()[0] for line in out.splitlines()[3:]] == ["0", "4", "5"]
 
 
+def test_levels_stopped_leaves_no_temporary_folder(tmp_path, monkeypatch):
+    """Regression: ``levels`` without ``--out`` plays into a ``luna-levels-*`` folder under the temporary directory,
+    and removed it only when the table was printed: every Ctrl-C or stop signal left one behind, as large as the
+    runs had grown."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    real = engines_module.play_chunk_reference
+
+    def stopped_at_the_second_level(data, config, *args, **kwargs):
+        if config.seats[0].level == 5:
+            raise KeyboardInterrupt
+        return real(data, config, *args, **kwargs)
+
+    monkeypatch.setattr(engines_module, "play_chunk_reference", stopped_at_the_second_level)
+    assert main(["levels", "--games", "10", "--levels", "0,5", "--engine", "reference", "--quiet"]) == 130
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_parity_finds_the_crossing_inside_its_interval(tmp_path, capsys):
     csv = tmp_path / "parity.csv"
     assert main(["parity", "--profile", "balanced", "--levels", "2", "--games", "120", "--engine", "reference",
