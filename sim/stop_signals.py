@@ -48,10 +48,25 @@ _state = StopState()  # the running command's (replaced at each command's start)
 
 
 #: Code that takes and gives back a lock in Python, where an exception raised between the two leaves the lock
-#: taken for good: the import system's module locks, and numba's compiler lock (taken to load or compile a kernel).
-#: Another thread that then imports that module or loads a kernel (the engine's threads, the chunk writer) waits
-#: forever, and the stopped command with it, as it waits for its threads: a stop at start-up hung now and then.
-_LOCK_KEEPING = ("<frozen importlib._bootstrap", "importlib/_bootstrap", "numba/core/compiler_lock.py")
+#: taken for good: the import system's module locks, numba's compiler lock (taken to load or compile a kernel) and
+#: llvmlite's lock on LLVM, which calls numba's Python callbacks after taking it and before giving it back. Another
+#: thread that then imports that module, loads a kernel or calls LLVM (the engine's threads, the chunk writer)
+#: waits forever, and the stopped command with it, as it waits for its threads: a stop at start-up hung now and
+#: then. A signal landing in (or below) one of these functions is raised again once they have returned.
+_LOCK_KEEPING = ("<frozen importlib._bootstrap", "importlib/_bootstrap", "numba/core/compiler_lock.py",
+                 "llvmlite/binding/ffi.py")
+_LOCK_FUNCTIONS = frozenset({"__enter__", "__exit__", "acquire", "release"})
+
+
+def _keeps_a_lock(frame: FrameType | None) -> bool:
+    """Whether ``frame``, or a frame that called it, is taking or giving back a lock of :data:`_LOCK_KEEPING`'s."""
+    innermost = True
+    while frame is not None:
+        path = frame.f_code.co_filename.replace("\\", "/")
+        if any(place in path for place in _LOCK_KEEPING) and (innermost or frame.f_code.co_name in _LOCK_FUNCTIONS):
+            return True  # the import system's lock code is all its own, so there the innermost frame is enough
+        frame, innermost = frame.f_back, False
+    return False
 
 
 def stopping() -> bool:
@@ -61,7 +76,7 @@ def stopping() -> bool:
 
 def _stop(signum: int, frame: FrameType | None) -> None:
     _state.signum = signum
-    if frame is not None and any(place in frame.f_code.co_filename.replace("\\", "/") for place in _LOCK_KEEPING):
+    if _keeps_a_lock(frame):
         _send_again(signum)  # once that code has given the lock back
         return
     signal.signal(signum, signal.SIG_DFL)  # a second one ends the process at once, should the clean-up hang

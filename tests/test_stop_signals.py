@@ -174,36 +174,65 @@ def test_a_sigterm_a_library_swallows_is_still_the_exit_code(tmp_path):
     assert done.stderr == "luna-balance: interrupted by SIGTERM; nothing half-written was left behind\n"
 
 
-_STOPPED_IN_THE_IMPORT_SYSTEM = """
+_STOPPED_HOLDING_A_LOCK = """
 import signal, sys, threading
 import sim.cli as cli
 
-# code of the import system's (by its file name) that holds a lock, as its module locks' __exit__ and release do
-system = {"signal": signal}
-exec(compile("def release(lock):\\n    signal.raise_signal(signal.SIGTERM)\\n    lock.release()\\n",
-             "<frozen importlib._bootstrap>", "exec"), system)
-lock = threading.Lock()
+def stop():
+    signal.raise_signal(signal.SIGTERM)
+
+# a library's lock code (by its file name): it takes a lock, calls a callback, and gives the lock back
+library = {{"stop": stop, "threading": threading}}
+exec(compile({code!r}, {path!r}, "exec"), library)
+held = library["Held"]()
 
 def command(args):
-    lock.acquire()
-    system["release"](lock)  # the stop lands between taking the lock and giving it back
+    with held:  # the stop lands between taking the lock and giving it back
+        pass
     threading.Event().wait()  # the rest of the run
     return 0
 
 cli.command_simulate = command
 code = cli.main(["simulate", "--seats", "luna:5", "--games", "5", "--out", "x"])
-print("held" if lock.locked() else "given back")
+print("held" if held.lock.locked() else "given back")
 sys.exit(code)
+"""
+# the import system's own code: the signal lands in it (as in a module lock's release)
+_IMPORT_SYSTEM = """
+class Held:
+    def __init__(self):
+        self.lock = threading.Lock()
+    def __enter__(self):
+        self.lock.acquire()
+    def __exit__(self, *exc):
+        self.release()
+    def release(self):
+        signal_lands_here = stop()
+        self.lock.release()
+"""
+# llvmlite's lock on LLVM: the signal lands in numba's callback, called with the lock taken
+_LLVMLITE = """
+class Held:
+    def __init__(self):
+        self.lock = threading.Lock()
+    def __enter__(self):
+        self.lock.acquire()
+        stop()
+    def __exit__(self, *exc):
+        self.lock.release()
 """
 
 
-def test_a_stop_signal_in_the_import_system_s_lock_code_waits_until_the_lock_is_given_back(tmp_path):
-    """Regression (a stop at start-up now and then hung until killed): raised while the import system, or numba's
-    compiler lock, held a lock in Python code, the interrupt left it held; an engine thread or the chunk writer
-    importing that module or loading a kernel then waited forever, and the stopped command waited for it."""
-    done = subprocess.run([sys.executable, "-c", _STOPPED_IN_THE_IMPORT_SYSTEM], cwd=tmp_path, text=True,
-                          capture_output=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                          preexec_fn=_stoppable)
+@pytest.mark.parametrize(("path", "code"), [("<frozen importlib._bootstrap>", _IMPORT_SYSTEM),
+                                            ("/venv/site-packages/llvmlite/binding/ffi.py", _LLVMLITE)])
+def test_a_stop_signal_in_a_library_s_lock_code_waits_until_the_lock_is_given_back(tmp_path, path, code):
+    """Regression (a stop at start-up now and then hung until killed): raised while the import system, numba's
+    compiler lock or llvmlite held a lock in Python code, the interrupt left it held; an engine thread or the chunk
+    writer importing that module, loading a kernel or calling LLVM then waited forever, and the stopped command
+    waited for it."""
+    script = _STOPPED_HOLDING_A_LOCK.format(code=code, path=path)
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, text=True, capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_stoppable)
     assert done.stdout == "given back\n", done.stderr
     assert done.returncode == 128 + signal.SIGTERM
     assert done.stderr == "luna-balance: interrupted by SIGTERM; nothing half-written was left behind\n"
