@@ -89,7 +89,8 @@ def _send_again(signum: int) -> None:
     thread waiting on a lock wakes up."""
     def send(main: int) -> None:
         time.sleep(_AGAIN_AFTER)
-        signal.pthread_kill(main, signum)
+        if callable(signal.getsignal(signum)):  # not once the command has ended: the default would kill at once
+            signal.pthread_kill(main, signum)
 
     _thread.start_new_thread(send, (threading.get_ident(),))
 
