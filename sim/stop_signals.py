@@ -11,6 +11,10 @@ compiles the engine, a good part of a run's first second), a ``__del__``, a weak
 Ctrl-C) was dropped, and the command went on to the end and exited 0, as if nobody had asked it to stop. While a
 command runs, such an interrupt is sent again (:func:`_interrupt_again`), to be raised in the next ordinary code;
 one that a library's broad ``except`` swallows outright is still the command's exit code (:class:`StopState`).
+
+Nor is a stop raised inside a library's code that takes a lock and gives it back in Python (:data:`_LOCK_KEEPING`):
+raised there, it left the lock taken, and the command hung as it waited for its other threads. It is sent again
+once that code has returned.
 """
 
 from __future__ import annotations
@@ -148,6 +152,7 @@ def stop_signals_as_interrupts() -> Iterator[StopState]:
     try:
         yield state
     finally:
+        _state = StopState()  # stopping() is about a running command
         sys.unraisablehook = previous_hook
         for number, handler in saved.items():
             signal.signal(number, handler)
