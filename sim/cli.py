@@ -54,7 +54,7 @@ from sim.dispatch import usable_cpus
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
-from sim.stop_signals import Stopped, interrupted_exit_code, stop_signals_as_interrupts
+from sim.stop_signals import Stopped, interrupt_for, interrupted_exit_code, stop_signals_as_interrupts
 from sim.violation import InvariantError
 
 EXIT_USAGE = 2
@@ -559,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt as error:
             return _interrupted(error)
         if code == 0 and stop.signum is not None:  # a library swallowed the stop and the command went on: a job
-            return _interrupted(Stopped(stop.signum))  # scheduler must not take it for a success
+            return _interrupted(interrupt_for(stop.signum))  # scheduler must not take it for a success
         return code
 
 

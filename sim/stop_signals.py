@@ -87,6 +87,20 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     raise Stopped(signum)
 
 
+def _ctrl_c(signum: int, frame: FrameType | None) -> None:
+    """Python's own Ctrl-C (``KeyboardInterrupt``), but deferred in lock code as :func:`_stop` defers a stop."""
+    _state.signum = signum
+    if _keeps_a_lock(frame):
+        _send_again(signum)
+        return
+    signal.default_int_handler(signum, frame)
+
+
+def interrupt_for(signum: int) -> KeyboardInterrupt:
+    """The interrupt that ``signum``'s handler raises: Ctrl-C's own, or :class:`Stopped`."""
+    return KeyboardInterrupt() if signum == signal.SIGINT else Stopped(signum)
+
+
 def _send_again(signum: int) -> None:
     """Send ``signum`` to the main thread (the caller) again, from a new thread and a moment later: sent from here, it
     would be handled here at once. A signal rather than just a mark (``_thread.interrupt_main``), so that a main
@@ -146,6 +160,8 @@ def stop_signals_as_interrupts() -> Iterator[StopState]:
             number = getattr(signal, name, None)
             if number is not None and signal.getsignal(number) == signal.SIG_DFL:
                 saved[number] = signal.signal(number, _stop)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # Ctrl-C as Python has it, lock code aside
+            saved[signal.SIGINT] = signal.signal(signal.SIGINT, _ctrl_c)
     previous_hook = sys.unraisablehook
     if main:
         sys.unraisablehook = _interrupt_again(previous_hook)

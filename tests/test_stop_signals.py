@@ -179,7 +179,7 @@ import signal, sys, threading
 import sim.cli as cli
 
 def stop():
-    signal.raise_signal(signal.SIGTERM)
+    signal.raise_signal(signal.{stop})
 
 # a library's lock code (by its file name): it takes a lock, calls a callback, and gives the lock back
 library = {{"stop": stop, "threading": threading}}
@@ -223,16 +223,20 @@ class Held:
 """
 
 
-@pytest.mark.parametrize(("path", "code"), [("<frozen importlib._bootstrap>", _IMPORT_SYSTEM),
-                                            ("/venv/site-packages/llvmlite/binding/ffi.py", _LLVMLITE)])
-def test_a_stop_signal_in_a_library_s_lock_code_waits_until_the_lock_is_given_back(tmp_path, path, code):
+@pytest.mark.parametrize(("path", "code", "stop"), [
+    ("<frozen importlib._bootstrap>", _IMPORT_SYSTEM, signal.SIGTERM),
+    ("/venv/site-packages/llvmlite/binding/ffi.py", _LLVMLITE, signal.SIGTERM),
+    ("/venv/site-packages/llvmlite/binding/ffi.py", _LLVMLITE, signal.SIGINT),  # Ctrl-C hung there too
+])
+def test_a_stop_signal_in_a_library_s_lock_code_waits_until_the_lock_is_given_back(tmp_path, path, code, stop):
     """Regression (a stop at start-up now and then hung until killed): raised while the import system, numba's
     compiler lock or llvmlite held a lock in Python code, the interrupt left it held; an engine thread or the chunk
     writer importing that module, loading a kernel or calling LLVM then waited forever, and the stopped command
     waited for it."""
-    script = _STOPPED_HOLDING_A_LOCK.format(code=code, path=path)
+    script = _STOPPED_HOLDING_A_LOCK.format(code=code, path=path, stop=stop.name)
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, text=True, capture_output=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_stoppable)
     assert done.stdout == "given back\n", done.stderr
-    assert done.returncode == 128 + signal.SIGTERM
-    assert done.stderr == "luna-balance: interrupted by SIGTERM; nothing half-written was left behind\n"
+    assert done.returncode == 128 + stop
+    cause = "" if stop == signal.SIGINT else f" by {stop.name}"
+    assert done.stderr == f"luna-balance: interrupted{cause}; nothing half-written was left behind\n"
