@@ -408,3 +408,33 @@ def test_a_cache_load_failing_after_a_stop_signal_leaves_the_cache_alone(tmp_pat
             cache.load_overload(None, None)
     assert index.read_bytes() == b"a sound index"
     assert capsys.readouterr().err == ""
+
+
+def test_a_driver_s_first_call_on_threads_compiles_it_on_the_calling_thread():
+    """Regression (a Ctrl-C 1.9-2 s into a run with an empty cache took up to a minute to end): the engine's threads
+    and the caller called the driver at once, an engine thread won numba's compiler lock and compiled, and the
+    interrupted caller then waited for that compile. The caller compiles (or loads) the driver first now."""
+    import threading
+
+    from sim.fast import kernel
+
+    calls = []
+
+    class Driver:
+        def __init__(self) -> None:
+            self.signatures: list = []
+
+        def typeof_pyval(self, value: object) -> str:
+            return type(value).__name__
+
+        def compile(self, signature: tuple) -> None:
+            calls.append(("compile", threading.current_thread() is threading.main_thread(), signature))
+            self.signatures = [signature]
+
+        def __call__(self, *arguments: object) -> int:
+            calls.append(("play", bool(self.signatures)))
+            return 1
+
+    assert kernel._play_on_threads(Driver(), (1, 2.0), 2) == [1, 1]
+    assert calls[0] == ("compile", True, ("int", "float"))
+    assert calls[1:] == [("play", True), ("play", True)]

@@ -374,6 +374,11 @@ def _play_on_threads(driver: numba.core.registry.CPUDispatcher, arguments: tuple
     global _helpers
     if threads <= 1:
         return [driver(*arguments)]
+    if not driver.signatures:
+        # Compiled (or loaded from the cache) here first, as a call would: left to the calls, an engine thread
+        # could win numba's compiler lock and compile while this one waited, and then a Ctrl-C or stop signal here
+        # waited for that compile (up to a minute) before the command could end
+        driver.compile(tuple(driver.typeof_pyval(value) for value in arguments))
     if _helpers is None:  # numba's thread count never exceeds NUMBA_NUM_THREADS
         _helpers = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS - 1, thread_name_prefix="luna-engine")
     calls = [_helpers.submit(driver, *arguments) for _ in range(threads - 1)]
