@@ -12,9 +12,10 @@ Ctrl-C) was dropped, and the command went on to the end and exited 0, as if nobo
 command runs, such an interrupt is sent again (:func:`_interrupt_again`), to be raised in the next ordinary code;
 one that a library's broad ``except`` swallows outright is still the command's exit code (:class:`StopState`).
 
-Nor is a stop raised inside a library's code that takes a lock and gives it back in Python (:data:`_LOCK_KEEPING`):
-raised there, it left the lock taken, and the command hung as it waited for its other threads. It is sent again
-once that code has returned.
+Nor is a stop raised inside a library's code that takes a lock and gives it back in Python, or that hands numba
+the machine code LLVM compiled (:data:`_NOT_HERE`): raised there, it left the lock taken, and the command hung
+as it waited for its other threads, or numba failed later with a traceback. It is sent again once that code has
+returned.
 """
 
 from __future__ import annotations
@@ -51,24 +52,34 @@ class StopState:
 _state = StopState()  # the running command's (replaced at each command's start)
 
 
-#: Code that takes and gives back a lock in Python, where an exception raised between the two leaves the lock
-#: taken for good: the import system's module locks, numba's compiler lock (taken to load or compile a kernel) and
-#: llvmlite's lock on LLVM, which calls numba's Python callbacks after taking it and before giving it back. Another
-#: thread that then imports that module, loads a kernel or calls LLVM (the engine's threads, the chunk writer)
-#: waits forever, and the stopped command with it, as it waits for its threads: a stop at start-up hung now and
-#: then. A signal landing in (or below) one of these functions is raised again once they have returned.
-_LOCK_KEEPING = ("<frozen importlib._bootstrap", "importlib/_bootstrap", "numba/core/compiler_lock.py",
-                 "llvmlite/binding/ffi.py")
-_LOCK_FUNCTIONS = frozenset({"__enter__", "__exit__", "acquire", "release"})
+#: Code that must not be cut short, by file: the functions whose frame anywhere on the stack defers a signal until
+#: it has returned, and whether the file's every function does when it is the innermost frame. The import system,
+#: numba's compiler lock (taken to load or compile a kernel) and llvmlite's lock on LLVM (which calls numba's
+#: Python callbacks after taking it and before giving it back) take a lock and give it back in Python: an
+#: exception raised between the two left the lock taken for good, and another thread that then imported that
+#: module, loaded a kernel or called LLVM (the engine's threads, the chunk writer) waited forever, and the stopped
+#: command with it, as it waited for its threads. llvmlite's object cache callbacks, which LLVM calls through
+#: ctypes, hand numba the machine code it has just compiled: cut short (ctypes only prints the exception), numba
+#: later failed to save the kernel ("no compiled object yet"), a traceback instead of the stop.
+_LOCK = frozenset({"__enter__", "__exit__", "acquire", "release"})
+_NOT_HERE: dict[str, tuple[frozenset[str], bool]] = {
+    "<frozen importlib._bootstrap": (_LOCK, True),
+    "importlib/_bootstrap": (_LOCK, True),
+    "numba/core/compiler_lock.py": (_LOCK, True),
+    "llvmlite/binding/ffi.py": (_LOCK, True),
+    "llvmlite/binding/executionengine.py": (frozenset({"_raw_object_cache_notify", "_raw_object_cache_getbuffer"}),
+                                            False),
+}
 
 
 def _keeps_a_lock(frame: FrameType | None) -> bool:
-    """Whether ``frame``, or a frame that called it, is taking or giving back a lock of :data:`_LOCK_KEEPING`'s."""
+    """Whether ``frame``, or a frame that called it, is in code of :data:`_NOT_HERE`'s that must not be cut short."""
     innermost = True
     while frame is not None:
         path = frame.f_code.co_filename.replace("\\", "/")
-        if any(place in path for place in _LOCK_KEEPING) and (innermost or frame.f_code.co_name in _LOCK_FUNCTIONS):
-            return True  # the import system's lock code is all its own, so there the innermost frame is enough
+        for place, (functions, anywhere_innermost) in _NOT_HERE.items():
+            if place in path and (frame.f_code.co_name in functions or (innermost and anywhere_innermost)):
+                return True
         frame, innermost = frame.f_back, False
     return False
 

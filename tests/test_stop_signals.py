@@ -222,11 +222,28 @@ class Held:
         self.lock.release()
 """
 
+# llvmlite's object cache callback, called by LLVM through ctypes: its work is numba's compiled code
+_LLVMLITE_CALLBACK = """
+class Held:
+    def __init__(self):
+        self.lock = threading.Lock()
+    def __enter__(self):
+        self.lock.acquire()
+        self._raw_object_cache_notify()
+    def _raw_object_cache_notify(self):
+        stop()
+        self.lock.release()
+    def __exit__(self, *exc):
+        pass
+"""
+
 
 @pytest.mark.parametrize(("path", "code", "stop"), [
     ("<frozen importlib._bootstrap>", _IMPORT_SYSTEM, signal.SIGTERM),
     ("/venv/site-packages/llvmlite/binding/ffi.py", _LLVMLITE, signal.SIGTERM),
     ("/venv/site-packages/llvmlite/binding/ffi.py", _LLVMLITE, signal.SIGINT),  # Ctrl-C hung there too
+    # a SIGTERM 8 s into a cold run: "RuntimeError: no compiled object yet" as numba saved the kernel
+    ("/venv/site-packages/llvmlite/binding/executionengine.py", _LLVMLITE_CALLBACK, signal.SIGTERM),
 ])
 def test_a_stop_signal_in_a_library_s_lock_code_waits_until_the_lock_is_given_back(tmp_path, path, code, stop):
     """Regression (a stop at start-up now and then hung until killed): raised while the import system, numba's
