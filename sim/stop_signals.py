@@ -72,7 +72,7 @@ _NOT_HERE: dict[str, tuple[frozenset[str], bool]] = {
 }
 
 
-def _keeps_a_lock(frame: FrameType | None) -> bool:
+def _in_code_not_to_cut_short(frame: FrameType | None) -> bool:
     """Whether ``frame``, or a frame that called it, is in code of :data:`_NOT_HERE`'s that must not be cut short."""
     innermost = True
     while frame is not None:
@@ -91,17 +91,17 @@ def stopping() -> bool:
 
 def _stop(signum: int, frame: FrameType | None) -> None:
     _state.signum = signum
-    if _keeps_a_lock(frame):
-        _send_again(signum)  # once that code has given the lock back
+    if _in_code_not_to_cut_short(frame):
+        _send_again(signum)  # once that code has returned
         return
     signal.signal(signum, signal.SIG_DFL)  # a second one ends the process at once, should the clean-up hang
     raise Stopped(signum)
 
 
 def _ctrl_c(signum: int, frame: FrameType | None) -> None:
-    """Python's own Ctrl-C (``KeyboardInterrupt``), but deferred in lock code as :func:`_stop` defers a stop."""
+    """Python's own Ctrl-C (``KeyboardInterrupt``), deferred where :func:`_stop` defers a stop."""
     _state.signum = signum
-    if _keeps_a_lock(frame):
+    if _in_code_not_to_cut_short(frame):
         _send_again(signum)
         return
     signal.default_int_handler(signum, frame)
