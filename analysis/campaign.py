@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from analysis.intervals import wilson_interval
 from analysis.plotting import new_figure, series_colors, styled
 from analysis.render import Section, write_report
-from analysis.stats import wilson_interval
 from sim.campaign import CHOICES, GAME_FIELDS, CampaignData, CampaignOptions, CampaignResult, run_campaigns
 from sim.constants import LEVELS
 from sim.gamedata import GameData

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.stats import wilson_interval
+from analysis.intervals import wilson_interval
 from analysis.study.plan import PARITY_TOLERANCE
 from sim.config import DEFAULT_START_BONUS, GameConfig, Seat
 from sim.constants import DEFAULT_BOARD, ROUNDS

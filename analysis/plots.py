@@ -13,8 +13,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from analysis import stats
 from analysis._frames import require_columns, select_kind
+from analysis.intervals import difference_interval
 from analysis.plotting import (
     METRIC_LABELS,
     POINTS,
@@ -500,7 +500,7 @@ def plot_variant_scores(summary: pd.DataFrame) -> Figure:
     ensure_unique(summary, ["variant", "level"], "plot_variant_scores")  # score_summary's default: 8 metrics
     figure, axes = new_figure()
     ax = axes[0, 0]
-    low, high = stats.difference_interval(summary["mean"], summary["sem"], summary["n"] - 1)
+    low, high = difference_interval(summary["mean"], summary["sem"], summary["n"] - 1)
     table = summary.assign(ci_low=low, ci_high=high)
     errorbar_series(ax, table, "level", "mean", "ci_low", "ci_high", "variant")
     level_ticks(ax, table["level"])

@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from analysis.intervals import paired_difference
 from analysis.plotting import new_figure, series_colors, styled
 from analysis.render import Section, signed, write_report
-from analysis.stats import paired_difference
 from sim.columns import Chunk
 from sim.config import DEFAULT_BOARD, GameConfig, Seat, parse_seats
 from sim.constants import MAJORITY_TYPES, RULE_SWITCHES

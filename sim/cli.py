@@ -54,7 +54,7 @@ from sim.dispatch import usable_cpus
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
-from sim.stop_signals import Stopped, interrupt_for, interrupted_exit_code, stop_signals_as_interrupts
+from sim.stop_signals import interrupt_for, interrupted_exit_code, report_interrupt, stop_signals_as_interrupts
 from sim.violation import InvariantError
 
 EXIT_USAGE = 2
@@ -552,21 +552,14 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(signal, "SIGXFSZ"):  # over a file-size limit a write should fail (EFBIG), not kill the process
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     with stop_signals_as_interrupts() as stop:
-        # here, not in _run: building the parser imports modules for a good part of a second, and an interrupt
-        # then is a stop like any other (one line, 128 + the signal), not a traceback and exit 1
+        # here, not in _run: an interrupt while the parser is built (it imports modules) is a stop like any other
         try:
             code = _run(argv)
         except KeyboardInterrupt as error:
-            return _interrupted(error)
+            return report_interrupt(error)
         if code == 0 and stop.signum is not None:  # a library swallowed the stop and the command went on: a job
-            return _interrupted(interrupt_for(stop.signum))  # scheduler must not take it for a success
+            return report_interrupt(interrupt_for(stop.signum))  # scheduler must not take it for a success
         return code
-
-
-def _interrupted(error: KeyboardInterrupt) -> int:
-    cause = f" by {error.args[0]}" if isinstance(error, Stopped) else ""
-    sys.stderr.write(f"luna-balance: interrupted{cause}; nothing half-written was left behind\n")
-    return interrupted_exit_code(error)
 
 
 def _run(argv: list[str] | None) -> int:

@@ -153,6 +153,13 @@ def interrupted_exit_code(error: BaseException) -> int:
     return 128 + getattr(error, "signum", signal.SIGINT)
 
 
+def report_interrupt(error: KeyboardInterrupt, left: str = "nothing half-written was left behind") -> int:
+    """Say in one line on stderr that ``error`` stopped the command and what it ``left``; the shell's code for it."""
+    cause = f" by {error.args[0]}" if isinstance(error, Stopped) else ""
+    sys.stderr.write(f"luna-balance: interrupted{cause}; {left}\n")
+    return interrupted_exit_code(error)
+
+
 @contextlib.contextmanager
 def stop_signals_as_interrupts() -> Iterator[StopState]:
     """Raise :data:`STOP_SIGNALS` as :class:`Stopped` while the command runs, and raise again an interrupt Python

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import re
 import subprocess
@@ -233,25 +232,6 @@ def test_malformed_levels_are_one_line_errors(tmp_path, capsys, command, levels)
     err = capsys.readouterr().err
     assert err.startswith("luna-balance: --levels: ") and err.count("\n") == 1 and "Traceback" not in err
     assert not (tmp_path / "results").exists()
-
-
-def test_only_the_command_line_imports_the_command_line():
-    """sim.cli sits on top: a module below it importing it would close a cycle (it once did, through the study)."""
-    root = Path(__file__).resolve().parents[1]
-    offenders = []
-    for path in sorted([*root.glob("sim/**/*.py"), *root.glob("analysis/**/*.py")]):
-        if path == root / "sim" / "cli.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-            else:
-                continue
-            if any(name == "sim.cli" or name.startswith("sim.cli.") for name in names):
-                offenders.append(f"{path.relative_to(root)}:{node.lineno}")
-    assert offenders == []
 
 
 # ---------------------------------------------------------------- --help texts

@@ -257,3 +257,36 @@ def test_a_stop_signal_in_a_library_s_lock_code_waits_until_the_lock_is_given_ba
     assert done.returncode == 128 + stop
     cause = "" if stop == signal.SIGINT else f" by {stop.name}"
     assert done.stderr == f"luna-balance: interrupted{cause}; nothing half-written was left behind\n"
+
+
+# In the child: the script's entry (pyproject's [project.scripts]), with the import of sim.cli made to signal the
+# process itself first, as a Ctrl-C or `timeout` would while Python loads the command's modules.
+_SIGNALLED_WHILE_IMPORTING = """
+import os, signal, sys
+from importlib.metadata import entry_points
+
+class SignalOnImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == "sim.cli":
+            os.kill(os.getpid(), signal.{stop})
+        return None
+
+(script,) = [point for point in entry_points(group="console_scripts") if point.name == "luna-balance"]
+entry = script.load()
+sys.meta_path.insert(0, SignalOnImport())
+sys.argv = ["luna-balance", "simulate", "--seats", "luna:2", "--games", "5", "--out", "run", "--quiet"]
+sys.exit(entry())
+"""
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_while_the_script_imports_its_modules_is_one_line(tmp_path, stop):
+    # Before sim/entry.py the script was sim.cli:main, whose module imports numpy, numba and pyarrow before any
+    # handler is set: a Ctrl-C then printed a KeyboardInterrupt traceback, a SIGTERM ended Python with no word
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", _SIGNALLED_WHILE_IMPORTING.format(stop=stop.name)], cwd=tmp_path,
+                          capture_output=True, text=True, env=env, preexec_fn=_stoppable, timeout=300)
+    assert done.returncode == 128 + stop, done.stderr
+    cause = "" if stop == signal.SIGINT else f" by {stop.name}"
+    assert done.stderr.splitlines() == [f"luna-balance: interrupted{cause}; nothing was written"]
+    assert list(tmp_path.iterdir()) == []

@@ -111,8 +111,10 @@ def test_no_import_cycle_among_project_modules():
 
 
 def test_only_the_command_line_imports_the_command_line():
+    # sim.cli sits on top: a module below it importing it would close a cycle (it once did, through the study);
+    # above it only the script's entry, which sets the stop handlers before importing it
     importers = sorted(name for name, targets in import_graph().items() if "sim.cli" in targets)
-    assert importers == []
+    assert importers == ["sim.entry"]
 
 
 @pytest.mark.parametrize("module", sorted(project_modules()))

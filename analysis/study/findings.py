@@ -13,9 +13,9 @@ from itertools import pairwise
 
 import pandas as pd
 
+from analysis.intervals import difference_interval
 from analysis.render import signed
 from analysis.schema import BASE_VARIANT, LUNA, SCORE_TOTAL, SCRIPTED
-from analysis.stats import difference_interval
 from analysis.study import summary_tables as st
 from analysis.study.summaries import StudySummary
 

@@ -21,6 +21,7 @@ import pandas as pd
 
 from analysis._frames import as_keys, select_kind, stack
 from analysis.deck import STANDARD_ROUNDS, card_sort_key, in_majority_order
+from analysis.intervals import difference_interval, newcombe_interval, paired_difference, welch_df, wilson_interval
 from analysis.schema import (
     COUNTER_COLUMNS,
     INTERACTION_COLUMNS,
@@ -31,14 +32,7 @@ from analysis.schema import (
     SCRIPTED,
     SWITCHED_SLOTS,
 )
-from analysis.stats import (
-    SUMMARY_COLUMNS,
-    difference_interval,
-    newcombe_interval,
-    paired_difference,
-    welch_df,
-    wilson_interval,
-)
+from analysis.stats import SUMMARY_COLUMNS
 
 
 def _group_items(table: pd.DataFrame, keys: list[str]) -> Iterable[tuple[tuple, pd.DataFrame]]:

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from analysis.intervals import t95, wilson_interval
 from analysis.parity import WinRateCurve, strength_at_parity
-from analysis.stats import t95, wilson_interval
 from analysis.tuning.parameters import invalid_reason, overlay_for, variant_data
 from analysis.tuning.search import Measure, Point
 from analysis.tuning.targets import Goal

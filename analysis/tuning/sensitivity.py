@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.intervals import paired_difference
 from analysis.render import Section, atomic_write, write_report
-from analysis.stats import paired_difference
 from analysis.tuning.options import SCORE_METRIC, WIN_METRIC, SensitivityOptions, parse_opponent
 from analysis.tuning.parameters import (
     Parameter,

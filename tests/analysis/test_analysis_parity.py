@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from analysis.intervals import wilson_interval
 from analysis.parity import WinRateCurve, strength_at_parity, strength_decimals
-from analysis.stats import wilson_interval
 from analysis.study.plan import PARITY_TOLERANCE
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.intervals import wilson_interval
 from analysis.load import RunData
 from analysis.stats import (
     interaction_summary,
@@ -15,7 +16,6 @@ from analysis.stats import (
     paired_differences,
     score_summary,
     variant_differences,
-    wilson_interval,
     win_rates,
 )
 

@@ -24,18 +24,8 @@ import pandas as pd
 import pytest
 
 from analysis import parity
-from analysis.stats import (
-    Z95,
-    difference_interval,
-    level_ladder,
-    newcombe_interval,
-    paired_difference,
-    paired_differences,
-    score_summary,
-    t95,
-    wilson_interval,
-    win_rates,
-)
+from analysis.intervals import Z95, difference_interval, newcombe_interval, paired_difference, t95, wilson_interval
+from analysis.stats import level_ladder, paired_differences, score_summary, win_rates
 from analysis.study.findings import findings_sentences, findings_table
 
 REPLICATIONS = 4000

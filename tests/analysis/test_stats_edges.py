@@ -14,16 +14,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.intervals import paired_difference, wilson_interval
 from analysis.load import RunData
 from analysis.stats import (
     duel_row,
     interaction_summary,
     level_ladder,
-    paired_difference,
     paired_differences,
     score_summary,
     variant_differences,
-    wilson_interval,
     win_rates,
 )
 

@@ -1,0 +1,20 @@
+"""The ``luna-balance`` script: stop signals are handled before the command's modules are imported.
+
+Importing :mod:`sim.cli` loads numpy, numba, pydantic and pyarrow, a good part of a second in which a Ctrl-C
+printed Python's KeyboardInterrupt traceback and a SIGTERM or SIGHUP ended Python at once. Here they are a stop
+like any later one: one line and the shell's code for the signal (nothing has been written yet).
+"""
+
+from __future__ import annotations
+
+from sim.stop_signals import report_interrupt, stop_signals_as_interrupts
+
+
+def main() -> int:
+    """Import the command line under :func:`stop_signals_as_interrupts`, then run it (it sets its own)."""
+    with stop_signals_as_interrupts():
+        try:
+            from sim.cli import main as command_line
+        except KeyboardInterrupt as error:
+            return report_interrupt(error, "nothing was written")
+    return command_line()
