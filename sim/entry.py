@@ -11,10 +11,15 @@ from sim.stop_signals import report_interrupt, stop_signals_as_interrupts
 
 
 def main() -> int:
-    """Import the command line under :func:`stop_signals_as_interrupts`, then run it (it sets its own)."""
+    """Import the command line under :func:`stop_signals_as_interrupts`, then run it.
+
+    It runs inside the same handling (its own, nested, takes over): a signal that landed in the import system's lock
+    code is sent again a moment later, and had it come in a gap between the two, with Python's defaults back, it
+    would have ended the process at once.
+    """
     with stop_signals_as_interrupts():
         try:
             from sim.cli import main as command_line
         except KeyboardInterrupt as error:
             return report_interrupt(error, "nothing was written")
-    return command_line()
+        return command_line()

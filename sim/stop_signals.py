@@ -172,16 +172,14 @@ def stop_signals_as_interrupts() -> Iterator[StopState]:
     global _state
     _state = state = StopState()
     saved: dict[int, Any] = {}
-    main = threading.current_thread() is threading.main_thread()
-    if main:  # only the main thread may set a handler (and only it runs one)
+    previous_hook = sys.unraisablehook
+    if threading.current_thread() is threading.main_thread():  # only the main thread sets (and runs) a handler
         for name in STOP_SIGNALS:
             number = getattr(signal, name, None)
             if number is not None and signal.getsignal(number) == signal.SIG_DFL:
                 saved[number] = signal.signal(number, _stop)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # Ctrl-C as Python has it, lock code aside
             saved[signal.SIGINT] = signal.signal(signal.SIGINT, _ctrl_c)
-    previous_hook = sys.unraisablehook
-    if main:
         sys.unraisablehook = _interrupt_again(previous_hook)
     try:
         yield state
