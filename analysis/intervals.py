@@ -4,9 +4,8 @@ of a mean or a mean difference (Student's t, Welch's degrees of freedom for two 
 Numbers in, numbers out (floats or arrays alike): :mod:`analysis.stats` and the study's tables apply them to
 frames. ``tests/analysis/test_interval_calibration.py`` measures each one's coverage.
 
-Intervals of a mean or a mean difference are 95 % Student-t intervals (``estimate ± t · SE``, :func:`t95`
-with ``n - 1`` degrees of freedom, Welch's for the difference of two independent means). Monte Carlo
-runs have thousands of games per group, where t and the normal 1.96 agree to well under 1 %; but
+A mean's interval is ``estimate ± t · SE``, :func:`t95` of ``n - 1`` degrees of freedom. Monte Carlo runs
+have thousands of games per group, where t and the normal 1.96 agree to well under 1 %; but
 ``--games`` may be as small as 2, where ``± 1.96 · SE`` covers the truth 70 % of the time rather than 95 %.
 They rest on the central limit theorem all the same: a rare, lopsided effect needs more games (a change
 that moves one game in ten, by a skewed amount, was covered 88 % of the time at 100 games and 94 % at
