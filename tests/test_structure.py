@@ -121,3 +121,27 @@ def test_only_the_command_line_imports_the_command_line():
 def test_module_is_short_enough_to_read(module):
     lines = project_modules()[module].read_text().count("\n")
     assert lines <= MAX_MODULE_LINES, f"{module}: {lines} lines; split it by responsibility"
+
+
+def _external_imports(path: Path) -> set[str]:
+    """Top-level package names of every import in ``path``'s source, lazy ones included."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.partition(".")[0])
+    return found
+
+
+def test_no_module_imports_scipy():
+    # numba imports scipy.linalg at every engine load whenever scipy is installed (it looks for a BLAS): as a
+    # dependency for t quantiles alone it cost every simulate 0.1-0.2 s of a ~1 s warm start (issue 9)
+    importers = sorted(name for name, path in project_modules().items() if "scipy" in _external_imports(path))
+    assert importers == []
+
+
+def test_external_imports_sees_lazy_and_dotted_imports(tmp_path):
+    source = tmp_path / "mod.py"
+    source.write_text("import os.path\ndef f():\n    from scipy.special import stdtrit\nfrom . import sibling\n")
+    assert _external_imports(source) == {"os", "scipy"}

@@ -225,16 +225,31 @@ def test_findings_words_follow_the_interval(low, high, words):
 #: Two-sided 95 % quantiles of Student's t (scipy 1.17.1's t.ppf(0.975, df); the tables' 12.706, 4.303, 2.262 ...).
 T95_TABLE = {1: 12.706204736174694, 2: 4.302652729749462, 3: 3.1824463052837078, 4: 2.7764451051977934,
              5: 2.5705818356363146, 9: 2.262157162798205, 19: 2.0930240544083087, 29: 2.045229642132703,
-             99: 1.9842169515864174, 999: 1.9623414611334493, 19999: 1.960082611089815}
+             99: 1.9842169515864174, 999: 1.9623414611334493, 19999: 1.960082611089815,
+             # fractional (Welch's), and on both sides of the switch to the large-df expansion
+             1.5: 6.016663104427929, 2.5: 3.5746548420036817, 2.8824: 3.2571764629084647, 7.3: 2.345066736547703,
+             42.5: 2.0173785469217806, 150.5: 1.9758519492008906, 999.999: 1.9623390832043346,
+             1000: 1.9623390808264083, 1234.5: 1.9618874833313453, 1e5: 1.9599877075346095,
+             1e7: 1.959964221767205}
 
 
 def test_t95_gives_the_two_sided_quantile():
     for df, quantile in T95_TABLE.items():
-        assert t95(df) == pytest.approx(quantile, abs=1e-10)
+        assert t95(df) == pytest.approx(quantile, rel=0, abs=1e-12), df
     two, welch, three, many = t95(np.array([2.0, 2.9, 3.0, 19999.0]))
     assert (two, many) == pytest.approx((T95_TABLE[2], T95_TABLE[19999])) and three < welch < two
     assert t95(math.inf) == pytest.approx(Z95, abs=1e-15)
     assert all(math.isnan(value) for value in t95(np.array([0.0, 0.5, math.nan, -1.0])))
+    grid = t95(np.array([[1.0, 1.0, 3.0], [np.nan, 3.0, 60.0]]))  # an array's shape kept, equal values alike
+    assert grid.shape == (2, 3) and grid[0, 0] == grid[0, 1] and grid[0, 2] == grid[1, 1] and math.isnan(grid[1, 0])
+
+
+def test_t95_falls_with_the_degrees_of_freedom():
+    # a quantile that wobbled at the expansion's switch (df 1000) or between Newton's and the bisection's answers
+    # would turn a wider interval narrower with fewer games
+    dfs = np.concatenate([np.linspace(1.0, 30.0, 291), np.linspace(30.0, 2000.0, 1971), [1e4, 1e6, 1e9, math.inf]])
+    quantiles = t95(dfs)
+    assert np.all(np.diff(quantiles) <= 0.0) and quantiles[0] == pytest.approx(T95_TABLE[1], abs=1e-12)
 
 
 @pytest.mark.parametrize("games", [2, 5, 10, 1000])
