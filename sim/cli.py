@@ -54,6 +54,7 @@ from sim.dispatch import usable_cpus
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
+from sim.shutdown import exit_code_skipping_final_collection
 from sim.stop_signals import interrupt_for, interrupted_exit_code, report_interrupt, stop_signals_as_interrupts
 from sim.violation import InvariantError
 
@@ -177,8 +178,7 @@ def _add_readings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=10_000, help="games per level and reading (default %(default)s)")
     parser.add_argument("--seats", default="", help="seats before Luna, e.g. scripted:balanced (default: Luna alone)")
     parser.add_argument("--out", required=True, help="directory to write (readings.csv, figures, report.html)")
-    # one process plays a level's games whole, with and without each reading: no workers, no chunks
-    _add_game_options(parser, chunks=False)
+    _add_game_options(parser, chunks=False)  # one process plays a level whole, with and without each reading
 
 
 def command_readings(args: argparse.Namespace) -> int:
@@ -597,4 +597,4 @@ def _run(argv: list[str] | None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_code_skipping_final_collection(main()))

@@ -7,6 +7,7 @@ like any later one: one line and the shell's code for the signal (nothing has be
 
 from __future__ import annotations
 
+from sim.shutdown import exit_code_skipping_final_collection
 from sim.stop_signals import report_interrupt, stop_signals_as_interrupts
 
 
@@ -22,4 +23,10 @@ def main() -> int:
             from sim.cli import main as command_line
         except KeyboardInterrupt as error:
             return report_interrupt(error, "nothing was written")
-        return command_line()
+        return exit_code_skipping_final_collection(command_line())
+
+
+if __name__ == "__main__":  # python -m sim.entry: the script itself
+    import sys
+
+    sys.exit(main())
