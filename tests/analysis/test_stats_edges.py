@@ -1,5 +1,5 @@
 """Known-answer tests for analysis/stats.py at its edges: each pins behaviour that a mutation audit
-(mutmut over analysis/stats.py against tests/analysis, README "Reliability") showed no test pinned.
+(mutmut over analysis/stats.py against tests/analysis, docs/reliability.md) showed no test pinned.
 
 Known answers: Wilson bounds checked against scipy.stats.binomtest(...).proportion_ci(method="wilson") and against
 the roots of (k/n - p)^2 = z^2 p (1 - p) / n; means, SDs and Student-t intervals by hand (t from scipy.stats.t.ppf).
