@@ -54,7 +54,7 @@ from sim.dispatch import usable_cpus
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
-from sim.shutdown import exit_code_skipping_final_collection
+from sim.shutdown import exit_code_at_the_end
 from sim.stop_signals import interrupt_for, interrupted_exit_code, report_interrupt, stop_signals_as_interrupts
 from sim.violation import InvariantError
 
@@ -597,4 +597,4 @@ def _run(argv: list[str] | None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(exit_code_skipping_final_collection(main()))
+    sys.exit(exit_code_at_the_end(main()))

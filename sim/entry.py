@@ -7,7 +7,7 @@ like any later one: one line and the shell's code for the signal (nothing has be
 
 from __future__ import annotations
 
-from sim.shutdown import exit_code_skipping_final_collection
+from sim.shutdown import exit_code_at_the_end
 from sim.stop_signals import report_interrupt, stop_signals_as_interrupts
 
 
@@ -23,7 +23,11 @@ def main() -> int:
             from sim.cli import main as command_line
         except KeyboardInterrupt as error:
             return report_interrupt(error, "nothing was written")
-        return exit_code_skipping_final_collection(command_line())
+        try:
+            code = command_line()
+        except KeyboardInterrupt as error:  # in the instant between the command's end and the next line
+            code = report_interrupt(error)
+        return exit_code_at_the_end(code)
 
 
 if __name__ == "__main__":  # python -m sim.entry: the script itself

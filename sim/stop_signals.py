@@ -164,7 +164,8 @@ def report_interrupt(error: KeyboardInterrupt, left: str = "nothing half-written
 def stop_signals_as_interrupts() -> Iterator[StopState]:
     """Raise :data:`STOP_SIGNALS` as :class:`Stopped` while the command runs, and raise again an interrupt Python
     dropped (see the module docstring); a signal the caller ignores (nohup) stays ignored, and the caller's
-    handlers and unraisable hook are restored after (``main`` is also called in a test's process).
+    handlers and unraisable hook are restored after (``main`` is also called in a test's process), but for a
+    handler set meanwhile (a stop's default for a second signal, :mod:`sim.shutdown`'s at the process's end).
 
     Yields the :class:`StopState`, whose ``signum`` tells a command that ended normally that a stop signal came
     all the same (its interrupt swallowed by a library's ``except BaseException``).
@@ -187,4 +188,5 @@ def stop_signals_as_interrupts() -> Iterator[StopState]:
         _state = StopState()  # stopping() is about a running command
         sys.unraisablehook = previous_hook
         for number, handler in saved.items():
-            signal.signal(number, handler)
+            if signal.getsignal(number) in (_stop, _ctrl_c):  # one set meanwhile (sim.shutdown's) is its setter's
+                signal.signal(number, handler)

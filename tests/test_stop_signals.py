@@ -335,3 +335,26 @@ def test_a_stop_while_the_script_imports_its_modules_is_one_line(tmp_path, stop)
     cause = "" if stop == signal.SIGINT else f" by {stop.name}"
     assert done.stderr.splitlines() == [f"luna-balance: interrupted{cause}; nothing was written"]
     assert list(tmp_path.iterdir()) == []
+
+
+# The script, with a Ctrl-C landing just after the command's own handling has caught everything it could: between
+# the end of sim.cli.main's work and its return.
+_CTRL_C_AS_THE_COMMAND_RETURNS = """
+import sys
+import sim.cli as cli
+from sim.entry import main
+
+def command_line(argv=None):
+    raise KeyboardInterrupt
+
+cli.main = command_line
+sys.exit(main())
+"""
+
+
+def test_a_ctrl_c_as_the_command_returns_is_one_line(tmp_path):
+    # the script ran the command outside any except: Python's KeyboardInterrupt traceback and its -SIGINT death
+    done = subprocess.run([sys.executable, "-c", _CTRL_C_AS_THE_COMMAND_RETURNS], cwd=tmp_path, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_stoppable, timeout=300)
+    assert done.returncode == 128 + signal.SIGINT, done.stderr
+    assert done.stderr == "luna-balance: interrupted; nothing half-written was left behind\n"
