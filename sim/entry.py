@@ -30,7 +30,7 @@ def main() -> int:
         return exit_code_at_the_end(code)
 
 
-if __name__ == "__main__":  # python -m sim.entry: the script itself
+if __name__ == "__main__":  # python -m sim.entry: the script itself (so is python -m sim)
     import sys
 
     sys.exit(main())

@@ -35,11 +35,12 @@ def test_the_script_freezes_what_is_alive_before_it_exits(tmp_path):
     assert (tmp_path / "run" / "manifest.json").is_file()
 
 
-def test_python_m_sim_cli_freezes_too(tmp_path):
+@pytest.mark.parametrize("module", ["sim.cli", "sim"])
+def test_python_m_sim_cli_freezes_too(tmp_path, module):
     # the freeze count read by an atexit handler, which runs after sys.exit and before the final collection
     frozen, = _after(tmp_path, f"import atexit, gc, runpy, sys; atexit.register(lambda: print(gc.get_freeze_count()));"
-                               f" sys.argv = ['sim.cli', *{SIMULATE!r}, '--out', 'run']; "
-                               f"runpy.run_module('sim.cli', run_name='__main__')")
+                               f" sys.argv = [{module!r}, *{SIMULATE!r}, '--out', 'run']; "
+                               f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)")
     assert int(frozen) > 10_000
 
 

@@ -316,20 +316,27 @@ class SignalOnImport:
             os.kill(os.getpid(), signal.{stop})
         return None
 
+sys.argv = ["luna-balance", "simulate", "--seats", "luna:2", "--games", "5", "--out", "run", "--quiet"]
+if {as_module!r}:  # python -m sim
+    import runpy
+    sys.meta_path.insert(0, SignalOnImport())
+    runpy.run_module("sim", run_name="__main__", alter_sys=True)
 (script,) = [point for point in entry_points(group="console_scripts") if point.name == "luna-balance"]
 entry = script.load()
 sys.meta_path.insert(0, SignalOnImport())
-sys.argv = ["luna-balance", "simulate", "--seats", "luna:2", "--games", "5", "--out", "run", "--quiet"]
 sys.exit(entry())
 """
 
 
+@pytest.mark.parametrize("as_module", [False, True], ids=["luna-balance", "python -m sim"])
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
-def test_a_stop_while_the_script_imports_its_modules_is_one_line(tmp_path, stop):
+def test_a_stop_while_the_script_imports_its_modules_is_one_line(tmp_path, stop, as_module):
     # Before sim/entry.py the script was sim.cli:main, whose module imports numpy, numba and pyarrow before any
-    # handler is set: a Ctrl-C then printed a KeyboardInterrupt traceback, a SIGTERM ended Python with no word
+    # handler is set: a Ctrl-C then printed a KeyboardInterrupt traceback, a SIGTERM ended Python with no word.
+    # `python -m sim` is the script too (`python -m sim.cli` was the only way to run the command as a module)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", _SIGNALLED_WHILE_IMPORTING.format(stop=stop.name)], cwd=tmp_path,
+    script = _SIGNALLED_WHILE_IMPORTING.format(stop=stop.name, as_module=as_module)
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path,
                           capture_output=True, text=True, env=env, preexec_fn=_stoppable, timeout=300)
     assert done.returncode == 128 + stop, done.stderr
     cause = "" if stop == signal.SIGINT else f" by {stop.name}"
