@@ -55,7 +55,9 @@ def ordered_results(function: Callable[..., Any], calls: Iterable[tuple[Any, ...
     skip_cancelled_work_ids()
     read_results_watching_workers()
     start_workers_deaf_to_ctrl_c()
-    yield from _closed_quietly(Parallel(n_jobs=workers, return_as="generator")(tasks))
+    with parallel_config(backend="loky", initializer=end_with_the_parent, initargs=(os.getpid(),)):
+        results = Parallel(n_jobs=workers, return_as="generator")(tasks)
+    yield from _closed_quietly(results)
 
 
 class _ClosedConnectionFilter(logging.Filter):
@@ -210,6 +212,28 @@ def start_workers_deaf_to_ctrl_c() -> None:
 
     fork_exec.blocks_ctrl_c = True  # type: ignore[attr-defined]
     module.fork_exec = fork_exec
+
+
+def end_with_the_parent(parent: int) -> None:
+    """In a worker: end this process once ``parent``, the process whose pool it serves, is gone.
+
+    A parent stopped by a signal it handles shuts its pool down, and a SIGTERM or Ctrl-C to the whole group reaches
+    the workers too; but a parent killed alone (``kill -9``, the OOM killer) left its workers running for good: one
+    blocked writing its result into a pipe nobody read, the other waiting for the pipe's lock (2 of 2 tries, still
+    there minutes later). The worker is re-parented when its parent dies, which a thread checks every second.
+    """
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_CHECK_SECONDS)
+        os._exit(1)  # nobody is left to take a result or a clean exit
+
+    threading.Thread(target=watch, name="end-with-the-parent", daemon=True).start()
+
+
+_PARENT_CHECK_SECONDS = 1.0
 
 
 class ResultCutOffError(OSError):

@@ -6,6 +6,7 @@ import os
 import signal
 import time
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -181,3 +182,52 @@ def test_a_ctrl_c_reaching_the_workers_is_the_caller_s_alone():
     done = subprocess.run([sys.executable, "-c", _CTRL_C_IN_THE_WORKERS], cwd=root, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(root)}, start_new_session=True, timeout=300)
     assert (done.returncode, done.stdout, done.stderr) == (0, "[0, 1, 2, 3]\nnot blocked here\n", "")
+
+
+# A child process whose two workers each say who they are, then play a call far longer than the test waits.
+_PARENT_KILLED = """
+import os, time
+from sim.dispatch import ordered_results
+
+def play(seconds):
+    if seconds == 0:
+        print(os.getpid(), flush=True)  # the worker's, on the parent's stdout
+    time.sleep(seconds)
+    return seconds
+
+for _ in ordered_results(play, [(0,), (0,), (600,), (600,)], 2, "local", None):
+    pass
+"""
+
+
+def _ended(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"  # a zombie left to its reaper
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the workers' state in /proc")
+def test_the_workers_end_when_their_parent_is_killed_alone():
+    """Regression: a run killed on its own (kill -9, the OOM killer) left its `--workers` processes running for good,
+    one blocked writing its result into a pipe nobody read. The deadline only detects that: they end in a second."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    # stderr: loky's resource tracker says what it cleaned up after the killed parent
+    child = subprocess.Popen([sys.executable, "-c", _PARENT_KILLED], cwd=root, stdout=subprocess.PIPE, text=True,
+                             stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(root)},
+                             start_new_session=True)
+    try:
+        workers = {int(child.stdout.readline()) for _ in range(2)}  # both calls of 0 s, maybe on one worker
+        child.kill()
+        child.wait()
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not all(_ended(pid) for pid in workers):
+            time.sleep(0.2)
+        assert all(_ended(pid) for pid in workers)
+    finally:
+        child.stdout.close()
+        os.killpg(child.pid, signal.SIGKILL)  # whatever is left of the group
