@@ -153,10 +153,14 @@ def interrupted_exit_code(error: BaseException) -> int:
     return 128 + getattr(error, "signum", signal.SIGINT)
 
 
+def stop_cause(error: BaseException) -> str:
+    """What stopped the command, as the message says it: ``" by SIGTERM"`` for a stop signal, ``""`` for Ctrl-C."""
+    return f" by {error.args[0]}" if isinstance(error, Stopped) else ""
+
+
 def report_interrupt(error: KeyboardInterrupt, left: str = "nothing half-written was left behind") -> int:
     """Say in one line on stderr that ``error`` stopped the command and what it ``left``; the shell's code for it."""
-    cause = f" by {error.args[0]}" if isinstance(error, Stopped) else ""
-    sys.stderr.write(f"luna-balance: interrupted{cause}; {left}\n")
+    sys.stderr.write(f"luna-balance: interrupted{stop_cause(error)}; {left}\n")
     return interrupted_exit_code(error)
 
 

@@ -51,6 +51,7 @@ from sim.constants import DEFAULT_BOARD, ROUNDS
 from sim.gamedata import load_game_data
 from sim.progress import progress_bar
 from sim.run import RunOptions, default_chunk_size
+from sim.stop_signals import stop_cause
 
 #: How long to wait for a Dask scheduler before giving up with a one-line error.
 SCHEDULER_TIMEOUT = "10s"
@@ -312,8 +313,9 @@ def run_study(
         done = sum(part_is_finished(study_dir, plan, part) for part in plan.parts)
         searched = sum(parity_is_finished(study_dir, plan, task) for task in plan.parity_tasks())
         parity_note = f" and {searched} of {len(plan.parity_tasks())} parity searches" if plan.parity_tasks() else ""
-        interrupted = StudyInterrupted(f"interrupted; {done} of {len(plan.parts)} parts{parity_note} are finished and "
-                                       f"kept in {study_dir} - rerun the same command to simulate only the rest")
+        kept = f"{done} of {len(plan.parts)} parts{parity_note} are finished and kept in {study_dir}"
+        interrupted = StudyInterrupted(f"interrupted{stop_cause(stop)}; {kept} - rerun the same command to simulate "
+                                       "only the rest")
         interrupted.signum = getattr(stop, "signum", SIGINT)  # a stop signal's exit code (sim.cli)
         raise interrupted from None
     return render_study_dir(study_dir)
