@@ -74,12 +74,12 @@ def _t95_of(df: float) -> float:
                  ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160)
         return z + sum(term / df**power for power, term in enumerate(terms, start=1))
     low, high = Z95, 12.71  # the quantile falls with df: 12.7062 at 1 degree of freedom, Z95 at infinity
+    log_scale = math.lgamma(0.5 * (df + 1)) - math.lgamma(0.5 * df) - 0.5 * math.log(df * math.pi)  # of the density
     t = 2.0 * Z95
     for _ in range(200):
         excess = _t_upper_tail(t, df) - _TAIL
         low, high = (t, high) if excess > 0 else (low, t)
-        log_density = (math.lgamma(0.5 * (df + 1)) - math.lgamma(0.5 * df) - 0.5 * math.log(df * math.pi)
-                       - 0.5 * (df + 1) * math.log1p(t * t / df))
+        log_density = log_scale - 0.5 * (df + 1) * math.log1p(t * t / df)
         candidate = t + excess / math.exp(log_density)
         candidate = candidate if low < candidate < high else 0.5 * (low + high)  # Newton left the bracket: bisect
         if abs(candidate - t) <= 1e-15 * t:
