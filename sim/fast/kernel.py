@@ -35,7 +35,8 @@ code (a switch on the card, its rows' calls with their counts as constants: the 
 level 0 and 2-8 % slower at level 8, so the dispatch is not what is left); numba's negative-index wraparound
 switched off (the engine 6-9 % faster, the floor kernel 15-18 %: the ratio worse); the research-plan
 discard and refill and the bonus markers as fixed loops over every space with selects (the same results,
-0-8 % slower: the loops over a matrix's set bits cost less than the branches they miss). Board
+0-8 % slower: the loops over a matrix's set bits cost less than the branches they miss); LLVM told that the
+kernels' array arguments do not alias (numba's internal ``noalias`` flag as a jit option: no change). Board
 caches the kernels keep current rather than recompute: the company order (``board.reorder``), the occupied
 and per-company reach sector masks, the display's empty spaces; and one table the tables compile: each
 company-track passage's cost and gain (``sim.tables.track_passages``), so Luna crosses a track in one step.
