@@ -230,8 +230,9 @@ def _load_damaged_as_missing(dispatcher: Callable) -> None:
     Numba loads a cached function by unpickling its index and data files and lets any error through: a file
     truncated (a full disk, a copy cut short) or garbled ended every run of the engine in a pickle traceback,
     until the user found and deleted the folder. The function's index is removed, so saving the recompiled code
-    writes a fresh one (numba's save reads the index first, and a damaged one would fail there too). Unknown
-    numba internals leave the dispatcher as it is.
+    writes a fresh one (numba's save reads the index first, and a damaged one would fail there too). The load it
+    wraps is :func:`_load_without_the_compiler`'s where this numba allows, else numba's own. Unknown numba
+    internals leave the dispatcher as it is.
     """
     cache = getattr(dispatcher, "_cache", None)
     load = _load_without_the_compiler(cache) or getattr(cache, "load_overload", None)
