@@ -190,8 +190,8 @@ import os, time
 from sim.dispatch import ordered_results
 
 def play(seconds):
-    if seconds == 0:
-        print(os.getpid(), flush=True)  # the worker's, on the parent's stdout
+    if seconds == 0:  # the worker's pid on the parent's stdout, in one write: print's two writes (the number, then the
+        os.write(1, f"{os.getpid()}\\n".encode())  # newline) of two workers at once interleaved, "1885118850\\n\\n"
     time.sleep(seconds)
     return seconds
 
@@ -231,3 +231,4 @@ def test_the_workers_end_when_their_parent_is_killed_alone():
     finally:
         child.stdout.close()
         os.killpg(child.pid, signal.SIGKILL)  # whatever is left of the group
+        child.wait()  # reaped here: left running, its Popen warned in whichever test came next
