@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -176,7 +177,6 @@ def test_a_ctrl_c_reaching_the_workers_is_the_caller_s_alone():
     two tasks or still starting printed it. The workers now never see SIGINT; the caller stops and kills them."""
     import subprocess
     import sys
-    from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run([sys.executable, "-c", _CTRL_C_IN_THE_WORKERS], cwd=root, capture_output=True, text=True,
@@ -230,5 +230,6 @@ def test_the_workers_end_when_their_parent_is_killed_alone():
         assert all(_ended(pid) for pid in workers)
     finally:
         child.stdout.close()
-        os.killpg(child.pid, signal.SIGKILL)  # whatever is left of the group
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)  # whatever is left of the group
         child.wait()  # reaped here: left running, its Popen warned in whichever test came next
