@@ -28,7 +28,15 @@ from analysis._frames import (
     select_kind,
     stack,
 )
-from analysis.intervals import difference_interval, newcombe_interval, paired_difference, welch_df, wilson_interval
+from analysis.intervals import (
+    difference_interval,
+    newcombe_interval,
+    paired_difference,
+    paired_proportion_interval,
+    paired_share_difference,
+    welch_df,
+    wilson_interval,
+)
 from analysis.load import RunData
 from analysis.schema import BASE_VARIANT, INTERACTION_COLUMNS, LUNA, SCORE_COLUMNS, SCRIPTED
 
@@ -197,13 +205,9 @@ def _ladder_step(upper: pd.DataFrame, lower: pd.DataFrame, metric: str, keys: li
     row["win_rate_below"] = contested_lower["won"].mean()
     if pairs is not None:
         # Two levels in one game compete with each other, so their wins are negatively
-        # correlated; an independent-samples interval would be too narrow. Use the per-game
-        # differences instead.
-        won_differences = pairs["won_upper"] - pairs["won_lower"]
-        row["win_diff"] = won_differences.mean()
-        se = won_differences.std(ddof=1) / np.sqrt(len(won_differences))
-        row["win_diff_low"], row["win_diff_high"] = difference_interval(row["win_diff"], se,
-                                                                        len(won_differences) - 1)
+        # correlated; an independent-samples interval would be too narrow.
+        row["win_diff"], row["win_diff_low"], row["win_diff_high"] = paired_share_difference(
+            pairs["won_upper"].to_numpy(), pairs["won_lower"].to_numpy())
     else:
         row["win_diff"], row["win_diff_low"], row["win_diff_high"] = newcombe_interval(
             contested_upper["won"].sum(),
@@ -232,9 +236,9 @@ def level_ladder(
     with ``SE = sqrt(SE_level² + SE_below²)``. Interval: ``diff ± t · SE``, Student's t with ``n - 1``
     degrees of freedom when paired, Welch's otherwise (1.96 for thousands of games).
 
-    Win-rate difference (only where both levels have games with opponents): paired games use the
-    per-game differences of ``won`` (t interval; it needs hundreds of games when one level wins nearly
-    every game); independent games use Newcombe's hybrid score interval built from the two Wilson intervals.
+    Win-rate difference (only where both levels have games with opponents): Newcombe's intervals built from
+    the two Wilson intervals, for paired games the paired one with the correlation of the two levels' wins
+    (:func:`analysis.intervals.paired_proportion_interval`), for independent games the hybrid score interval.
 
     Parameters
     ----------
@@ -288,7 +292,8 @@ def paired_differences(
 
     Two runs with the same seed play game ``g`` from the same random stream, so seat ``s`` of game
     ``g`` in both runs forms a pair; the per-pair difference cancels most game-to-game noise.
-    Interval: ``mean(d) ± t · sd(d) / sqrt(n)``, ``t`` = :func:`analysis.intervals.t95` of ``n - 1``.
+    Interval: ``mean(d) ± t · sd(d) / sqrt(n)``, ``t`` = :func:`analysis.intervals.t95` of ``n - 1``; of
+    ``won``, Newcombe's paired interval of two proportions (:func:`analysis.intervals.paired_proportion_interval`).
 
     Parameters
     ----------
@@ -370,6 +375,17 @@ def paired_differences(
     table["n"] = table["n"].astype("int64")
     table["se"] = table["sd"] / np.sqrt(table["n"])
     table["ci_low"], table["ci_high"] = difference_interval(table["diff"], table["se"], table["n"] - 1)
+    if "won" in metrics:
+        # a win share's difference is one of proportions: a t interval covers far too little near 0 and 1
+        products = pairs[keys].assign(won=pairs["won__variant"] * pairs["won"])
+        grouping, _ = grouped(products, keys)
+        mean_product = grouping["won"].mean().to_numpy()  # the groups in the order of the table's
+        won = table.index.get_level_values("metric") == "won"
+        rows = table[won]
+        covariance = mean_product - rows["mean_base"].to_numpy() * rows["mean_variant"].to_numpy()
+        _, low, high = paired_proportion_interval(rows["mean_variant"].to_numpy(), rows["mean_base"].to_numpy(),
+                                                  covariance, rows["n"].to_numpy())
+        table.loc[won, "ci_low"], table.loc[won, "ci_high"] = low, high
     return finish(table)
 
 

@@ -21,7 +21,14 @@ import pandas as pd
 
 from analysis._frames import as_keys, select_kind, stack
 from analysis.deck import STANDARD_ROUNDS, card_sort_key, in_majority_order
-from analysis.intervals import difference_interval, newcombe_interval, paired_difference, welch_df, wilson_interval
+from analysis.intervals import (
+    difference_interval,
+    newcombe_interval,
+    paired_difference,
+    paired_proportion_interval,
+    welch_df,
+    wilson_interval,
+)
 from analysis.schema import (
     COUNTER_COLUMNS,
     INTERACTION_COLUMNS,
@@ -415,12 +422,18 @@ def paired_differences(base: pd.DataFrame, variant: pd.DataFrame, level: dict[in
             n = len(differences)
             sd = float(differences.std(ddof=1)) if n > 1 else np.nan
             rows.append({"level": value, "metric": metric, "n": n, "mean_base": before.mean(),
-                         "mean_variant": after.mean(), "diff": differences.mean(), "sd": sd})
+                         "mean_variant": after.mean(), "diff": differences.mean(), "sd": sd,
+                         "_covariance": np.mean(after * before) - after.mean() * before.mean()})
     table = pd.DataFrame(rows)
     table["n"] = table["n"].astype("int64")
     table["se"] = table["sd"] / np.sqrt(table["n"])
     table["ci_low"], table["ci_high"] = difference_interval(table["diff"], table["se"], table["n"] - 1)
-    return table
+    won = table["metric"] == "won"  # a difference of proportions: as analysis.stats.paired_differences
+    _, low, high = paired_proportion_interval(table.loc[won, "mean_variant"].to_numpy(),
+                                              table.loc[won, "mean_base"].to_numpy(),
+                                              table.loc[won, "_covariance"].to_numpy(), table.loc[won, "n"].to_numpy())
+    table.loc[won, "ci_low"], table.loc[won, "ci_high"] = low, high
+    return table.drop(columns="_covariance")
 
 
 def paired_step(upper: pd.DataFrame, lower: pd.DataFrame, metric: str = "score_total") -> dict[str, float]:

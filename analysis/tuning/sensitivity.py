@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.intervals import paired_difference
+from analysis.intervals import paired_difference, paired_share_difference
 from analysis.render import Section, atomic_write, write_report
 from analysis.tuning.options import SCORE_METRIC, WIN_METRIC, SensitivityOptions, parse_opponent
 from analysis.tuning.parameters import (
@@ -104,7 +104,10 @@ def plan_changes(options: SensitivityOptions) -> Plan:
 
 
 def _paired_rows(change: Change, metric: str, base: np.ndarray, changed: np.ndarray) -> dict[str, object]:
-    diff, _, low, high = paired_difference(changed, base)
+    if metric == WIN_METRIC:  # a difference of proportions: the t interval covers far too little near 0 and 1
+        diff, low, high = paired_share_difference(changed, base)
+    else:
+        diff, _, low, high = paired_difference(changed, base)
     return {"parameter": change.parameter.name, "change": change.label, "metric": metric,
             "base": float(base.mean()), "changed": float(changed.mean()), "diff": diff, "ci_low": low,
             "ci_high": high}

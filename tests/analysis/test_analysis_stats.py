@@ -146,9 +146,12 @@ def test_level_ladder_independent_levels(build_seats):
 def test_level_ladder_paired_when_same_games(build_seats):
     # Seats "luna:1,luna:2" in the same three games: totals (L1, L2) = (10, 14), (20, 20), (30, 36).
     # Per-game differences 4, 0, 6: mean 3.3333, sd = sqrt((0.667² + 3.333² + 2.667²) / 2) = 3.0551,
-    # se = 1.7638. Won: L2 wins games 0 and 2, game 1 is a tie (0.5 each), so won differences are
-    # 1, 0, 1: mean 0.6667, sd 0.57735, se 0.33333 -> interval 0.6667 ± 4.302653 / 3 = (-0.7676, 2.1009)
-    # (Student's t with 2 degrees of freedom: scipy t.ppf(0.975, 2) = 4.302653).
+    # se = 1.7638. Won: L2 wins games 0 and 2, game 1 is a tie (0.5 each): win shares L2 (1, .5, 1), L1 (0, .5, 0),
+    # rates 2.5/3 and 0.5/3, difference 0.6667. Newcombe's paired interval: covariance .25/3 - 2.5*.5/9 = -0.055556,
+    # phi = -0.055556 / sqrt((5/6 * 1/6)^2) = -0.4. Wilson(2.5, 3) = (0.309988, 0.982347), Wilson(0.5, 3) =
+    # (0.017653, 0.690012); so d = 0.833333 - 0.309988 = 0.690012 - 0.166667 = 0.523345 and e = 0.149014 on both
+    # sides: low = 0.6667 - d * sqrt(2 + 0.8) = -0.209057, high = 0.6667 + e * sqrt(2.8) = 0.916015. (The t interval
+    # of the differences 1, 0, 1 was 0.6667 ± 4.302653 / 3 = (-0.7676, 2.1009), past the possible 1.)
     pairs = [(10, 14), (20, 20), (30, 36)]
     rows = []
     for game, (low, high) in enumerate(pairs):
@@ -162,9 +165,9 @@ def test_level_ladder_paired_when_same_games(build_seats):
     assert step["win_rate"] == pytest.approx(2.5 / 3)
     assert step["win_rate_below"] == pytest.approx(0.5 / 3)
     assert step["win_diff"] == pytest.approx(2 / 3)
-    assert step["win_diff_low"] == pytest.approx(2 / 3 - T95_2 / 3, abs=1e-9)
-    assert step["win_diff_low"] == pytest.approx(-0.7676, abs=1e-4)
-    assert step["win_diff_high"] == pytest.approx(2.1009, abs=1e-4)
+    assert step["win_diff_low"] == pytest.approx(2 / 3 - 0.523345 * math.sqrt(2.8), abs=2e-6)
+    assert step["win_diff_low"] == pytest.approx(-0.209057, abs=1e-6)
+    assert step["win_diff_high"] == pytest.approx(0.916015, abs=1e-6)
 
 
 def test_level_ladder_newcombe_for_independent_win_rates(build_seats):
