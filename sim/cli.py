@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m sim.cli: the script (sim/entry.py), which handles stop signals before importing
+    import runpy  # the modules below (a good part of a second); its SystemExit ends the process here
+    runpy.run_module("sim", run_name="__main__", alter_sys=True)
+
 import argparse
 import math
 import shlex
@@ -54,7 +58,6 @@ from sim.dispatch import usable_cpus
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
-from sim.shutdown import exit_code_at_the_end
 from sim.stop_signals import interrupt_for, interrupted_exit_code, report_interrupt, stop_signals_as_interrupts
 from sim.violation import InvariantError
 
@@ -595,6 +598,3 @@ def _run(argv: list[str] | None) -> int:
                          "smaller --chunk-size); nothing half-written was left behind\n")
         return EXIT_WORKER_DIED
 
-
-if __name__ == "__main__":
-    sys.exit(exit_code_at_the_end(main()))
