@@ -263,7 +263,7 @@ def paired_proportion_interval(p_a: Any, p_b: Any, covariance: Any, games: Any) 
 
     with ``d = p - low`` and ``e = high - p`` of each rate's Wilson interval, and ``phi`` the correlation
     ``covariance / sqrt(p_a (1 - p_a) p_b (1 - p_b))`` with Newcombe's continuity correction (a positive
-    covariance less ``1 / (2 n)``, and none at all up to that). Where either rate is 0 or 1 the correlation
+    covariance is lowered by ``1 / (2 n)``, to no less than 0). Where either rate is 0 or 1 the correlation
     is not measured; Newcombe then takes 0, which for two levels in a duel (always -1) covered 0.92 at 100
     games and 97 % wins, so this takes -1, the widest the formula allows. Win shares (a k-way tie counts 1/k)
     are taken as they come, as :func:`wilson_interval` does: the interval is then conservative.
