@@ -597,4 +597,3 @@ def _run(argv: list[str] | None) -> int:
         sys.stderr.write("luna-balance: a worker process died (killed, or out of memory: try fewer --workers or a "
                          "smaller --chunk-size); nothing half-written was left behind\n")
         return EXIT_WORKER_DIED
-
