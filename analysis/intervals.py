@@ -238,12 +238,20 @@ def newcombe_interval(wins_a: float, games_a: int, wins_b: float, games_b: int) 
     their good behaviour near 0 and 1, where a plain ``± 1.96·SE`` interval misbehaves.
     """
     p_a, p_b = wins_a / games_a, wins_b / games_b
-    low_a, high_a = wilson_interval(wins_a, games_a)
-    low_b, high_b = wilson_interval(wins_b, games_b)
-    diff = p_a - p_b
-    low = diff - np.sqrt((p_a - low_a) ** 2 + (high_b - p_b) ** 2)
-    high = diff + np.sqrt((high_a - p_a) ** 2 + (p_b - low_b) ** 2)
+    diff, low, high = _square_and_add(p_a, wilson_interval(wins_a, games_a), p_b, wilson_interval(wins_b, games_b), 0.0)
     return diff, float(low), float(high)
+
+
+def _square_and_add(p_a: Any, bounds_a: tuple[Any, Any], p_b: Any, bounds_b: tuple[Any, Any],
+                    phi: Any) -> tuple[Any, Any, Any]:
+    """Newcombe's square-and-add interval of ``p_a - p_b`` from each rate's Wilson ``(low, high)`` and the
+    outcomes' correlation ``phi`` (0 for independent games)."""
+    (low_a, high_a), (low_b, high_b) = bounds_a, bounds_b
+    d_a, e_a, d_b, e_b = p_a - low_a, high_a - p_a, p_b - low_b, high_b - p_b
+    diff = p_a - p_b
+    low = diff - np.sqrt(np.maximum(d_a**2 - 2.0 * phi * d_a * e_b + e_b**2, 0.0))
+    high = diff + np.sqrt(np.maximum(e_a**2 - 2.0 * phi * e_a * d_b + d_b**2, 0.0))
+    return diff, low, high
 
 
 def paired_proportion_interval(p_a: Any, p_b: Any, covariance: Any, games: Any) -> tuple[Any, Any, Any]:
@@ -286,15 +294,12 @@ def paired_proportion_interval(p_a: Any, p_b: Any, covariance: Any, games: Any) 
     p_a, p_b = np.asarray(p_a, dtype=float), np.asarray(p_b, dtype=float)
     covariance, n = np.asarray(covariance, dtype=float), np.asarray(games, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        low_a, high_a = wilson_interval(np.where(n > 0, p_a * n, 0.0), np.maximum(n, 0.0))
-        low_b, high_b = wilson_interval(np.where(n > 0, p_b * n, 0.0), np.maximum(n, 0.0))
+        bounds_a = wilson_interval(np.where(n > 0, p_a * n, 0.0), np.maximum(n, 0.0))
+        bounds_b = wilson_interval(np.where(n > 0, p_b * n, 0.0), np.maximum(n, 0.0))
         corrected = np.where(covariance > 0.5 / n, covariance - 0.5 / n, np.minimum(covariance, 0.0))
         spread = p_a * (1.0 - p_a) * p_b * (1.0 - p_b)
         phi = np.where(spread > 0.0, np.clip(corrected / np.sqrt(spread), -1.0, 1.0), -1.0)
-        d_a, e_a, d_b, e_b = p_a - low_a, high_a - p_a, p_b - low_b, high_b - p_b
-        diff = p_a - p_b
-        low = diff - np.sqrt(np.maximum(d_a**2 - 2.0 * phi * d_a * e_b + e_b**2, 0.0))
-        high = diff + np.sqrt(np.maximum(e_a**2 - 2.0 * phi * e_a * d_b + d_b**2, 0.0))
+        diff, low, high = _square_and_add(p_a, bounds_a, p_b, bounds_b, phi)
         low = np.where(n >= 2, np.clip(low, -1.0, 1.0), np.nan)
         high = np.where(n >= 2, np.clip(high, -1.0, 1.0), np.nan)
     if scalar:
