@@ -18,8 +18,9 @@ Everything runs in child processes that share one numba cache folder, empty at t
    branches cost, ``sim/fast/kernel.py``; games ``0 .. REPLAYED_GAMES - 1`` in turn, each repeated for an
    equal share of the run, since one game alone is as long or short as its cards make it), and the floor
    kernel's own time per game (the yardstick that
-   tells a slow day from slow code); each rate the best of ``--repeats``, the kernel and the
-   three runs interleaved within each repeat so load changes hit them alike;
+   tells a slow day from slow code). Every run is timed ``--repeats`` times, in rounds that run each once in
+   turn: a rate (games/s, ns a game) is the best round's, a ratio or share the median of its rounds' ratios
+   (:func:`paired_ratio`);
 4. **memory of a large run**: peak resident memory and wall seconds of ``simulate --aggregate-only`` over
    ``--memory-games`` games of ``luna:5`` (0 skips it);
 5. **the default study** (``luna-balance study``), end to end: wall seconds and peak resident memory of
@@ -185,28 +186,36 @@ def replayed_game_ids(games: int) -> np.ndarray:
     return np.repeat(np.arange(REPLAYED_GAMES, dtype=np.int64), replays)[:games]
 
 
-def _best_rates(jobs: dict[str, Callable[[], None]], games: int,
-                repeats: int) -> tuple[dict[str, float], dict[str, float]]:
-    """Games per second of each job, best of ``repeats``, and the CPU/wall ratio of that best run.
-
-    The jobs run interleaved within each repeat. CPU/wall tells whether the machine gave a threaded job
-    its cores: on a shared machine a 2-thread job may get one core's worth, and its scaling then
-    measures the load, not the code.
-    """
-    best = dict.fromkeys(jobs, float("inf"))
-    busy = dict.fromkeys(jobs, 0.0)
+def _timed_repeats(jobs: dict[str, Callable[[], None]], repeats: int) -> tuple[dict[str, list[float]],
+                                                                              dict[str, list[float]]]:
+    """Each job's wall seconds and CPU seconds in each of ``repeats`` rounds, the jobs one after the other (in
+    the order given) within each round, so that the runs a ratio compares are neighbours in time."""
+    walls: dict[str, list[float]] = {name: [] for name in jobs}
+    cpus: dict[str, list[float]] = {name: [] for name in jobs}
     for _ in range(repeats):
         for name, job in jobs.items():
             started, cpu = time.perf_counter(), time.process_time()
             job()
-            wall = time.perf_counter() - started
-            if wall < best[name]:
-                best[name], busy[name] = wall, (time.process_time() - cpu) / wall
-    return {name: games / seconds for name, seconds in best.items()}, busy
+            walls[name].append(time.perf_counter() - started)
+            cpus[name].append(time.process_time() - cpu)
+    return walls, cpus
 
 
-def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -> dict[str, dict[str, float]]:
-    """Every per-level column (see the module docstring); runs inside the measurement child."""
+def paired_ratio(numerator: list[float], denominator: list[float]) -> float:
+    """The median over the rounds of ``numerator[r] / denominator[r]``: a ratio of two runs of one round.
+
+    The machine's speed moves with its host's load from one second to the next (this project's 2-core
+    machine ran one kernel 1.5x apart within a minute), and a best-of-N of each side picks each side's
+    quietest moment, not the same moment: one lucky fast run of one side moved a share or a scaling
+    across its bar between benches of the same code. A ratio taken within a round compares runs seconds
+    apart, and the median leaves out a round a burst of load fell in.
+    """
+    return statistics.median(a / b for a, b in zip(numerator, denominator, strict=True))
+
+
+def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -> dict[str, dict]:
+    """Every per-level column (see the module docstring) under ``levels``, and each run's wall seconds under
+    ``walls`` (level, then job: a list over the rounds); runs inside the measurement child."""
     import numba
     import numpy as np
 
@@ -224,7 +233,7 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
     floor_out = np.zeros(games, dtype=np.int64)
     replayed_games = replayed_game_ids(games)
     play_floor(np.uint64(SEED), 0, deck_size, floor_out[:10])
-    results = {}
+    results, raw = {}, {}
     for level in levels:
         config = GameConfig(seats=parse_seats(f"luna:{level}"))
         bounds = list(chunk_bounds(games, default_chunk_size(config, False)))  # what simulate plays
@@ -250,24 +259,29 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
 
         simulate(detail=True)  # loads (or compiles) every driver outside the timing
         one_thread()
-        rates, busy = _best_rates({
-            "kernel_2": kernel, "kernel_1": one_thread,
-            "replayed": lambda replayed=replayed: one_thread(replayed),
+        # each ratio's two runs next to each other: the 2-thread kernel before the end-to-end runs it is the
+        # yardstick of, the 1-thread kernel between it (scaling) and the floor kernel (the floor ratio)
+        walls, cpus = _timed_repeats({
+            "kernel_2": kernel,
             "aggregate": lambda simulate=simulate: simulate(aggregate_only=True),
             "rows": simulate, "rounds": lambda simulate=simulate: simulate(detail=True),
+            "kernel_1": one_thread,
             "floor": lambda: play_floor(np.uint64(SEED), 0, deck_size, floor_out),
-        }, games, repeats)
+            "replayed": lambda replayed=replayed: one_thread(replayed),
+        }, repeats)
+        fastest = walls["kernel_2"].index(min(walls["kernel_2"]))
         results[str(level)] = {
-            "kernel_1": rates["kernel_1"], "kernel_2": rates["kernel_2"],
-            "scaling": rates["kernel_2"] / rates["kernel_1"],
-            "cpu_per_wall_2": busy["kernel_2"],
-            **{name: rates[name] / rates["kernel_2"] for name in SHARE_COLUMNS},
-            "floor_ratio": rates["floor"] / rates["kernel_1"],
-            "replayed_floor_ratio": rates["floor"] / rates["replayed"],
-            "floor_ns": 1e9 / rates["floor"],  # the day's yardstick: the same code ran 2x apart on one machine
+            "kernel_1": games / min(walls["kernel_1"]), "kernel_2": games / min(walls["kernel_2"]),
+            "scaling": paired_ratio(walls["kernel_1"], walls["kernel_2"]),
+            "cpu_per_wall_2": cpus["kernel_2"][fastest] / walls["kernel_2"][fastest],
+            **{name: paired_ratio(walls["kernel_2"], walls[name]) for name in SHARE_COLUMNS},
+            "floor_ratio": paired_ratio(walls["kernel_1"], walls["floor"]),
+            "replayed_floor_ratio": paired_ratio(walls["replayed"], walls["floor"]),
+            "floor_ns": 1e9 * min(walls["floor"]) / games,  # the day's yardstick: one machine ran it 2x apart
         }
+        raw[str(level)] = walls
         print(f"level {level} measured", file=sys.stderr, flush=True)
-    return results
+    return {"levels": results, "walls": raw}
 
 
 # ---------------------------------------------------------------- the report
@@ -329,7 +343,8 @@ def markdown(report: dict) -> str:
     """The report as a markdown table with the start and study lines below it."""
     lines = [f"machine: {report['machine']}; load average before {report['load_before']}, "
              f"after {report['load_after']}",
-             f"{report['games']:,} games per measurement, best of {report['repeats']}", "",
+             f"{report['games']:,} games per measurement, {report['repeats']} rounds: rates the best round's, "
+             "ratios and shares the median of the rounds' ratios", "",
              "| level | kernel 1 thread | kernel 2 threads | scaling | CPU/wall | aggregate-only | per-game rows "
              "| detail rounds | × floor | × floor, games replayed | floor ns/game |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -365,8 +380,9 @@ def markdown(report: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=500_000, help="games per measurement (default %(default)s)")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="timed repeats per measurement, the best kept (default %(default)s)")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="timed rounds of every run: rates the best round's, ratios the median of the "
+                             "rounds' (default %(default)s)")
     parser.add_argument("--levels", default="0,1,2,3,4,5,6,7,8", help="Luna levels (default %(default)s)")
     parser.add_argument("--memory-games", type=int, default=10_000_000,
                         help="games of the --aggregate-only peak-memory run (default %(default)s; 0 skips it)")
@@ -394,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         _, _, measured = _child(["-m", "benchmarks.run", "--child", str(scratch), "--games", str(games),
                                  "--repeats", str(args.repeats), "--levels", args.levels], env,
                                 scratch / "levels.json")
-        report["levels"] = json.loads(measured)
+        report.update(json.loads(measured))  # "levels" and "walls"
         if args.memory_games > 0:
             seconds, peak, _ = _child(["-m", "sim.cli", "simulate", "--seats", "luna:5", "--games",
                                        str(args.memory_games), "--aggregate-only", "--quiet",

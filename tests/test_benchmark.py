@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from benchmarks.run import LEVEL_COLUMNS, TARGETS, _child, main, markdown, verdicts
+from benchmarks.run import LEVEL_COLUMNS, TARGETS, _child, main, markdown, paired_ratio, verdicts
 
 
 def test_benchmark_reports_every_column(tmp_path, capsys):
@@ -23,6 +23,9 @@ def test_benchmark_reports_every_column(tmp_path, capsys):
     report = json.loads(report_path.read_text())
     assert set(report["levels"]) == {"2"} and set(report["levels"]["2"]) == set(LEVEL_COLUMNS)
     assert all(value > 0 for value in report["levels"]["2"].values())
+    walls = report["walls"]["2"]  # every run's time, each a list over the rounds
+    assert set(walls) == {"kernel_1", "kernel_2", "aggregate", "rows", "rounds", "floor", "replayed"}
+    assert all(len(times) == 1 and times[0] > 0 for times in walls.values())
     assert set(report["start"]) == {"cold_start", "warm_start", "imports", "engine_load"}
     table = capsys.readouterr().out
     for header in ("kernel 1 thread", "kernel 2 threads", "scaling", "CPU/wall", "aggregate-only", "per-game rows",
@@ -86,8 +89,20 @@ def test_peak_memory_counts_a_child_process_beside_its_parent():
 
 
 def test_bench_help_states_each_default(capsys):
-    # --repeats kept its default (3, the "best of 3" the README quotes) out of --help.
+    # --repeats kept its default (5, the rounds the README quotes) out of --help.
     with pytest.raises(SystemExit):
         main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "the best kept (default 3)" in text
+    assert "the median of the rounds' (default 5)" in text
+
+
+def test_a_ratio_compares_runs_of_one_round():
+    """The median of the rounds' own ratios: a burst of load that slows one run of a round alone is left out, where
+    the best of each side would pair one side's quietest round with the other side's."""
+    kernel = [1.00, 0.80, 1.00]  # seconds a round: a quiet moment for the kernel in the second
+    end_to_end = [1.10, 1.10, 0.90]  # and for the end-to-end run in the third
+    assert paired_ratio(kernel, end_to_end) == pytest.approx(1.00 / 1.10)  # the rounds' 0.909, 0.727, 1.111
+    assert min(kernel) / min(end_to_end) == pytest.approx(0.80 / 0.90)  # what the best of each would give
+    assert paired_ratio([2.0, 9.0, 2.2], [1.0, 1.0, 1.1]) == 2.0  # the second round's burst hit one run alone
+    with pytest.raises(ValueError):
+        paired_ratio([1.0, 2.0], [1.0])
