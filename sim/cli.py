@@ -58,7 +58,7 @@ from sim.dispatch import usable_cpus
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
-from sim.stop_signals import interrupt_for, interrupted_exit_code, report_interrupt, stop_signals_as_interrupts
+from sim.stop_signals import announce_written, interrupted_exit_code, stop_signals_as_interrupts
 from sim.violation import InvariantError
 
 EXIT_USAGE = 2
@@ -202,7 +202,7 @@ def command_readings(args: argparse.Namespace) -> int:
     with progress_bar(games_to_play(data, levels, args.games), args.quiet, "readings") as bar:
         out = run_readings_dir(data, levels, args.games, args.seed, args.out, opponents, args.engine, args.rounds,
                                args.start_bonus, args.overlay, progress=bar.update, board=args.board)
-    print(f"wrote {out / 'report.html'}")
+    announce_written(out / "report.html")
     return 0
 
 
@@ -350,7 +350,7 @@ def command_study(args: argparse.Namespace) -> int:
     except StudyInterrupted as interrupted:
         sys.stderr.write(f"luna-balance: {interrupted}\n")
         return interrupted_exit_code(interrupted)
-    print(f"wrote {files.html}")
+    announce_written(files.html)
     return 0
 
 
@@ -358,7 +358,7 @@ def command_report(args: argparse.Namespace) -> int:
     from analysis.study.content import render_study_dir
 
     files = render_study_dir(args.study_dir)
-    print(f"wrote {files.html}")
+    announce_written(files.html)
     return 0
 
 
@@ -374,7 +374,7 @@ def command_simulate(args: argparse.Namespace) -> int:
                          check_invariants=args.check_invariants)
     with progress_bar(args.games, args.quiet, "simulate") as bar:
         out = run_simulation(data, config, options, args.out, progress=bar.update)
-    print(f"wrote {out}")
+    announce_written(out)
     return 0
 
 
@@ -395,8 +395,7 @@ def command_campaign(args: argparse.Namespace) -> int:
         start_bonus=args.start_bonus, calibration_games=calibration, board=args.board)
     with progress_bar(args.campaigns * chapters, args.quiet, "campaign") as bar:
         out, sentence = run_campaign_dir(data, rules, options, args.out, overlay=args.overlay, progress=bar.update)
-    print(sentence)
-    print(f"wrote {out}")
+    announce_written(out, sentence)
     return 0
 
 
@@ -480,8 +479,7 @@ def command_sensitivity(args: argparse.Namespace) -> int:
     plan = sens.plan_changes(options)
     with progress_bar(options.games * (len(plan.changes) + 1), args.quiet, "sensitivity") as bar:
         out, sentence = sens.run_sensitivity_dir(plan, args.out, progress=bar.update)
-    print(sentence)
-    print(f"wrote {out}")
+    announce_written(out, sentence)
     return 0
 
 
@@ -535,7 +533,7 @@ def command_runs_report(args: argparse.Namespace) -> int:
     if (out / STUDY_FILE).is_file():  # its report.html is the study's, with tables this report would mix into
         raise ConfigError(f"--out: {out} is a study; `luna-balance report {out}` rebuilds its report")
     files = render_study(args.runs, args.out, title=args.title)
-    print(f"wrote {files.html}")  # as every command that writes says
+    announce_written(files.html)  # as every command that writes says
     return 0
 
 
@@ -547,7 +545,7 @@ def command_tune(args: argparse.Namespace) -> int:
 
     run_tune(args.target, args.out, games=args.games, seed=args.seed, engine=args.engine, overlay=args.overlay,
              log=print, progress=None if args.quiet else said)
-    print(f"wrote {args.out}")
+    announce_written(args.out)
     return 0
 
 
@@ -559,10 +557,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             code = _run(argv)
         except KeyboardInterrupt as error:
-            return report_interrupt(error)
-        if code == 0 and stop.signum is not None:  # a library swallowed the stop and the command went on: a job
-            return report_interrupt(interrupt_for(stop.signum))  # scheduler must not take it for a success
-        return code
+            return stop.exit_code(0, error)
+        return stop.exit_code(code)
 
 
 def _run(argv: list[str] | None) -> int:

@@ -43,10 +43,30 @@ class Stopped(KeyboardInterrupt):
 
 
 class StopState:
-    """What :func:`stop_signals_as_interrupts` saw: ``signum``, the stop signal received (None: none)."""
+    """What :func:`stop_signals_as_interrupts` saw: ``signum``, the stop signal received (None: none); ``written``,
+    whether the command's output was complete by then (:func:`announce_written`)."""
 
     def __init__(self) -> None:
         self.signum: int | None = None
+        self.written = False
+        self.after_output = False  # the last signal came once the output was complete
+
+    def received(self, signum: int) -> None:
+        self.signum, self.after_output = signum, self.written
+
+    def exit_code(self, code: int, interrupt: KeyboardInterrupt | None = None) -> int:
+        """The exit code of a command that returned ``code`` or was cut short by ``interrupt``.
+
+        An interrupt, or a stop signal a library swallowed while the command went on (a job scheduler must not
+        take that run for a success), that came before the output was complete: one line saying so on stderr, and
+        the shell's code for the signal. One after it (:func:`announce_written`) had nothing left to interrupt: the
+        command's code, 0 when it was cut short, and nothing said.
+        """
+        if interrupt is not None:
+            return 0 if self.written else report_interrupt(interrupt)
+        if code == 0 and self.signum is not None and not self.after_output:
+            return report_interrupt(interrupt_for(self.signum))
+        return code
 
 
 _state = StopState()  # the running command's (replaced at each command's start)
@@ -89,8 +109,20 @@ def stopping() -> bool:
     return _state.signum is not None
 
 
+def announce_written(path: object, *said: str) -> None:
+    """Mark the running command's output complete, then print ``said`` and ``wrote PATH`` on stdout.
+
+    From here on a stop no longer interrupts anything: a Ctrl-C (or SIGTERM) between this line and the command's
+    return ends the command with its own exit code and nothing said, as one in the process's shutdown does
+    (:mod:`sim.shutdown`), rather than "interrupted" over an output that is all there.
+    """
+    _state.written = True
+    for line in (*said, f"wrote {path}"):
+        print(line)
+
+
 def _stop(signum: int, frame: FrameType | None) -> None:
-    _state.signum = signum
+    _state.received(signum)
     if _in_code_not_to_cut_short(frame):
         _send_again(signum)  # once that code has returned
         return
@@ -100,7 +132,7 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 def _ctrl_c(signum: int, frame: FrameType | None) -> None:
     """Python's own Ctrl-C (``KeyboardInterrupt``), deferred where :func:`_stop` defers a stop."""
-    _state.signum = signum
+    _state.received(signum)
     if _in_code_not_to_cut_short(frame):
         _send_again(signum)
         return

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -369,3 +370,59 @@ def test_a_ctrl_c_as_the_command_returns_is_one_line(tmp_path):
                           text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_stoppable, timeout=300)
     assert done.returncode == 128 + signal.SIGINT, done.stderr
     assert done.stderr == "luna-balance: interrupted; nothing half-written was left behind\n"
+
+
+# The script running a real `simulate`, with a signal landing just after the command has said `wrote x`: its output
+# is complete, and only the command's return is left.
+_SIGNALLED_AFTER_WROTE = """
+import signal, sys
+import sim.cli as cli
+from sim.entry import main
+
+said = cli.announce_written
+
+def signalled_after_it(*args):
+    said(*args)
+    {signalled}
+
+cli.announce_written = signalled_after_it
+sys.argv = ["luna-balance", "simulate", "--seats", "luna:5", "--games", "20", "--quiet", "--out", "x"]
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("swallowed", [False, True], ids=["raised", "swallowed"])
+def test_a_stop_after_wrote_out_leaves_the_command_s_success(tmp_path, stop, swallowed):
+    """Regression: a Ctrl-C or SIGTERM that landed after `wrote x`, before the command returned, was reported as
+    "interrupted; nothing half-written was left behind" with exit code 130 or 143, over an output that was complete.
+    Now it is the command's success, as one in the process's shutdown is (sim/shutdown.py); and so is one a library
+    swallows there (before the output is complete that one is still the exit code: the test above)."""
+    signalled = f"signal.raise_signal(signal.{stop.name})"
+    if swallowed:
+        signalled = f"try:\n        {signalled}\n    except BaseException:\n        pass"
+    script = _SIGNALLED_AFTER_WROTE.format(signalled=signalled)
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, text=True, capture_output=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_stoppable)
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", "wrote x\n")
+    assert pq.read_table(tmp_path / "x" / "seats.parquet").num_rows == 20  # the whole run, in place
+    assert [path.name for path in tmp_path.iterdir()] == ["x"]
+
+
+def test_a_stop_before_the_output_is_complete_is_still_reported(capsys):
+    """The exit code :class:`StopState` gives: an interrupt, or a swallowed stop signal, that came before
+    :func:`announce_written` is one line and the shell's code; one after it leaves the command's code."""
+    from sim.stop_signals import Stopped, StopState
+
+    before = StopState()
+    before.received(signal.SIGTERM)
+    before.written = True  # the command went on to the end after a library swallowed the stop
+    assert before.exit_code(0) == 143
+    assert before.exit_code(2) == 2  # a failure is reported as the failure it is
+    after = StopState()
+    after.written = True
+    after.received(signal.SIGTERM)
+    assert after.exit_code(0) == 0 and after.exit_code(0, Stopped(signal.SIGTERM)) == 0
+    assert StopState().exit_code(0, KeyboardInterrupt()) == 130
+    assert capsys.readouterr().err == ("luna-balance: interrupted by SIGTERM; nothing half-written was left behind\n"
+                                       "luna-balance: interrupted; nothing half-written was left behind\n")
