@@ -259,15 +259,16 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
 
         simulate(detail=True)  # loads (or compiles) every driver outside the timing
         one_thread()
-        # each ratio's two runs next to each other: the 2-thread kernel before the end-to-end runs it is the
-        # yardstick of, the 1-thread kernel between it (scaling) and the floor kernel (the floor ratio)
+        # the two runs of each ratio next to each other: the floor kernel between the replayed games and the
+        # 1-thread kernel, which comes just before the 2-thread kernel (the scaling), which comes just before the
+        # end-to-end runs it is the yardstick of
         walls, cpus = _timed_repeats({
+            "replayed": lambda replayed=replayed: one_thread(replayed),
+            "floor": lambda: play_floor(np.uint64(SEED), 0, deck_size, floor_out),
+            "kernel_1": one_thread,
             "kernel_2": kernel,
             "aggregate": lambda simulate=simulate: simulate(aggregate_only=True),
             "rows": simulate, "rounds": lambda simulate=simulate: simulate(detail=True),
-            "kernel_1": one_thread,
-            "floor": lambda: play_floor(np.uint64(SEED), 0, deck_size, floor_out),
-            "replayed": lambda replayed=replayed: one_thread(replayed),
         }, repeats)
         fastest = walls["kernel_2"].index(min(walls["kernel_2"]))
         results[str(level)] = {

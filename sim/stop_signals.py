@@ -49,24 +49,26 @@ class StopState:
     def __init__(self) -> None:
         self.signum: int | None = None
         self.written = False
-        self.after_output = False  # the last signal came once the output was complete
+        self.before_output: int | None = None  # a stop signal received while the output was not complete yet
 
     def received(self, signum: int) -> None:
-        self.signum, self.after_output = signum, self.written
+        self.signum = signum
+        if not self.written:
+            self.before_output = signum
 
     def exit_code(self, code: int, interrupt: KeyboardInterrupt | None = None) -> int:
         """The exit code of a command that returned ``code`` or was cut short by ``interrupt``.
 
-        An interrupt, or a stop signal a library swallowed while the command went on (a job scheduler must not
-        take that run for a success), that came before the output was complete: one line saying so on stderr, and
+        A stop before the output was complete, whether it cut the command short or a library swallowed it and the
+        command went on (a job scheduler must not take that run for a success): one line saying so on stderr, and
         the shell's code for the signal. One after it (:func:`announce_written`) had nothing left to interrupt: the
-        command's code, 0 when it was cut short, and nothing said.
+        command's code (0 when it was cut short), and nothing said.
         """
-        if interrupt is not None:
-            return 0 if self.written else report_interrupt(interrupt)
-        if code == 0 and self.signum is not None and not self.after_output:
-            return report_interrupt(interrupt_for(self.signum))
-        return code
+        if interrupt is not None and not self.written:
+            return report_interrupt(interrupt)
+        if (interrupt is not None or code == 0) and self.before_output is not None:
+            return report_interrupt(interrupt_for(self.before_output))
+        return 0 if interrupt is not None else code
 
 
 _state = StopState()  # the running command's (replaced at each command's start)

@@ -419,10 +419,12 @@ def test_a_stop_before_the_output_is_complete_is_still_reported(capsys):
     before.written = True  # the command went on to the end after a library swallowed the stop
     assert before.exit_code(0) == 143
     assert before.exit_code(2) == 2  # a failure is reported as the failure it is
+    before.received(signal.SIGINT)  # and a Ctrl-C after it does not make that a success
+    assert before.exit_code(0, KeyboardInterrupt()) == 143
     after = StopState()
     after.written = True
     after.received(signal.SIGTERM)
     assert after.exit_code(0) == 0 and after.exit_code(0, Stopped(signal.SIGTERM)) == 0
     assert StopState().exit_code(0, KeyboardInterrupt()) == 130
-    assert capsys.readouterr().err == ("luna-balance: interrupted by SIGTERM; nothing half-written was left behind\n"
-                                       "luna-balance: interrupted; nothing half-written was left behind\n")
+    stopped = "luna-balance: interrupted by SIGTERM; nothing half-written was left behind\n"
+    assert capsys.readouterr().err == 2 * stopped + "luna-balance: interrupted; nothing half-written was left behind\n"
