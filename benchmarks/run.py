@@ -257,7 +257,11 @@ def measure_levels(levels: list[int], games: int, repeats: int, scratch: Path) -
             for first, count in bounds:  # the kernel's chunks: one chunk of all the games would add page faults
                 play_games_numba(data, config, SEED, replayed_games[first:first + count], False)
 
-        simulate(detail=True)  # loads (or compiles) every driver outside the timing
+        # load (or compile) outside the timing every kernel a timed run calls: the drivers, and the counting
+        # kernels of the aggregates (sim/fast/counts.py), which only an --aggregate-only run calls this early (in
+        # a fresh cache their compile had made the first round's aggregate-only run of level 0 twice as long)
+        simulate(detail=True)
+        simulate(aggregate_only=True)
         one_thread()
         # the two runs of each ratio next to each other: the floor kernel between the replayed games and the
         # 1-thread kernel, which comes just before the 2-thread kernel (the scaling), which comes just before the
