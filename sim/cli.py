@@ -557,7 +557,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             code = _run(argv)
         except KeyboardInterrupt as error:
-            return stop.exit_code(0, error)
+            return stop.exit_code(interrupt=error)
         return stop.exit_code(code)
 
 

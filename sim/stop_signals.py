@@ -56,8 +56,8 @@ class StopState:
         if not self.written:
             self.before_output = signum
 
-    def exit_code(self, code: int, interrupt: KeyboardInterrupt | None = None) -> int:
-        """The exit code of a command that returned ``code`` or was cut short by ``interrupt``.
+    def exit_code(self, code: int = 0, interrupt: KeyboardInterrupt | None = None) -> int:
+        """The exit code of a command that returned ``code``, or was cut short by ``interrupt`` (``code`` unused).
 
         A stop before the output was complete, whether it cut the command short or a library swallowed it and the
         command went on (a job scheduler must not take that run for a success): one line saying so on stderr, and
