@@ -16,6 +16,16 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 
+def dask_problem() -> str:
+    """Why ``--backend dask`` cannot run in this environment ("" when it can): dask.distributed is an optional
+    dependency (``pip install 'luna-balance[dask]'``), so a missing one is a usage error, not a traceback."""
+    try:
+        import dask.distributed  # noqa: F401
+    except ImportError as error:
+        return f"dask.distributed cannot be imported ({error}); install it with pip install 'luna-balance[dask]'"
+    return ""
+
+
 def usable_cpus() -> int:
     """The CPUs this process may run on (its affinity mask where the system has one)."""
     if hasattr(os, "sched_getaffinity"):

@@ -43,7 +43,7 @@ from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NU
 from sim.config import ConfigError, GameConfig, check_count, check_seed
 from sim.constants import BACKENDS
 from sim.crashpoints import crash_point
-from sim.dispatch import ordered_results
+from sim.dispatch import dask_problem, ordered_results
 from sim.engines import PlayChunk, check_engine, engine_function
 from sim.gamedata import GameData
 from sim.summary import StreamingSummary
@@ -88,6 +88,8 @@ class RunOptions:
             raise ConfigError("{backend} dask needs {scheduler} ADDRESS", mentions=("backend", "scheduler"))
         if self.backend != "dask" and self.scheduler:  # the run would be played here, not where it says
             raise ConfigError("only with {backend} dask", "scheduler", ("backend",))
+        if self.backend == "dask" and (problem := dask_problem()):
+            raise ConfigError("{backend} dask: " + problem, mentions=("backend",))
 
 
 class OutputPathError(ValueError):

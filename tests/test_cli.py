@@ -96,6 +96,22 @@ def test_bad_arguments_are_one_line_errors(tmp_path, capsys, arguments, message)
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize("command", [
+    ["simulate", "--seats", "luna:2", "--games", "5", "--engine", "reference"],
+    ["study", "--games", "5", "--levels", "0", "--engine", "reference"],
+])
+def test_dask_backend_without_dask_installed_is_a_one_line_error(tmp_path, capsys, monkeypatch, command):
+    # simulate --backend dask without dask.distributed installed ended in a bare ModuleNotFoundError traceback
+    # from deep in the chunk loop; dask is an optional dependency, so its absence is the user's to fix.
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # what `import dask.distributed` meets without it
+    out = ["--out", str(tmp_path / "x")] if command[0] == "simulate" else ["--results-dir", str(tmp_path / "x")]
+    assert main([*command, *out, "--quiet", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("luna-balance: --backend dask: dask.distributed cannot be imported")
+    assert "pip install 'luna-balance[dask]'" in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "x").exists()
+
+
 def test_broken_overlay_names_file_field_and_problem(tmp_path, capsys):
     overlay = tmp_path / "variant.toml"
     overlay.write_text('[luna.levels.5]\nhelium_tokens = [7, 40]\n')

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 import pandas as pd
 import pytest
@@ -52,6 +53,12 @@ def test_options_refuse_what_cannot_run(options, message):
     with pytest.raises(ValueError, match=message) as caught:
         RunOptions(**{"games": 10, "seed": 5, **options})
     assert "\n" not in str(caught.value)
+
+
+def test_options_refuse_a_dask_backend_without_dask(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # as if dask.distributed were not installed
+    with pytest.raises(ValueError, match=r"^backend dask: dask.distributed cannot be imported .*luna-balance\[dask\]"):
+        RunOptions(games=10, seed=5, backend="dask", scheduler="tcp://127.0.0.1:9")
 
 
 def test_options_default_to_one_local_reference_worker():

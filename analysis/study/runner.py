@@ -128,11 +128,12 @@ def cluster_threads(scheduler: str) -> int:
     StudyError
         When dask.distributed is missing or the scheduler cannot be reached.
     """
-    try:
-        from dask.distributed import Client
-    except ImportError as error:
-        raise StudyError(f"{{backend}} dask: dask.distributed cannot be imported ({error})",
-                         mentions=("backend",)) from None
+    from sim.dispatch import dask_problem
+
+    if problem := dask_problem():
+        raise StudyError("{backend} dask: " + problem, mentions=("backend",))
+    from dask.distributed import Client
+
     try:
         with Client(scheduler, timeout=SCHEDULER_TIMEOUT) as client:
             return max(1, sum(client.nthreads().values()))
