@@ -1,6 +1,8 @@
-"""The shared output-contract checker, ``shared/tools/check_run.py``, for the tests that write run directories.
+"""The workplace's ``shared/`` folder (the specification, Luna's published facts, the output-contract checker
+``tools/check_run.py``) for the tests that compare against it.
 
-It lives beside the checkout, not in it: a clone elsewhere has none, and its tests skip (or leave out) the check.
+It is not in the repository: it lies beside the checkout in the project's workplace. A clone elsewhere finds it
+through ``LUNA_SHARED_DIR`` or at the workplace's own path; without it those tests skip (or leave out) the check.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-CHECK_RUN = Path(__file__).resolve().parents[2] / "shared" / "tools" / "check_run.py"
-MISSING = "shared/tools/check_run.py is not beside this checkout"
+_PLACES = [os.environ.get("LUNA_SHARED_DIR", ""), Path(__file__).resolve().parents[2] / "shared", "/work/shared"]
+SHARED_DIR = next((Path(place) for place in _PLACES if place and Path(place).is_dir()), Path("shared"))
+CHECK_RUN = SHARED_DIR / "tools" / "check_run.py"
+MISSING = "shared/tools/check_run.py is not beside this checkout (nor at LUNA_SHARED_DIR or /work/shared)"
 
 
 def check_runs(*directories: Path) -> subprocess.CompletedProcess:

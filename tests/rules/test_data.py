@@ -9,12 +9,13 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from contract_checker import SHARED_DIR
 
 from sim.gamedata import DATA_DIR, DataError, load_game_data
 
 from .helpers import game_data
 
-FACTS = Path("/work/shared/data/luna_facts.json")
+FACTS = SHARED_DIR / "data" / "luna_facts.json"
 
 
 @pytest.fixture(scope="module")
