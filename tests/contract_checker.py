@@ -12,10 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-_PLACES = [os.environ.get("LUNA_SHARED_DIR", ""), Path(__file__).resolve().parents[2] / "shared", "/work/shared"]
+_WORKPLACE_SHARED = "/work/shared"  # where the project's workplace keeps it, for a clone made elsewhere (CI's)
+_PLACES = [os.environ.get("LUNA_SHARED_DIR", ""), Path(__file__).resolve().parents[2] / "shared", _WORKPLACE_SHARED]
 SHARED_DIR = next((Path(place) for place in _PLACES if place and Path(place).is_dir()), Path("shared"))
 CHECK_RUN = SHARED_DIR / "tools" / "check_run.py"
-MISSING = "shared/tools/check_run.py is not beside this checkout (nor at LUNA_SHARED_DIR or /work/shared)"
+MISSING = f"shared/tools/check_run.py is not beside this checkout (nor at LUNA_SHARED_DIR or {_WORKPLACE_SHARED})"
 
 
 def check_runs(*directories: Path) -> subprocess.CompletedProcess:
