@@ -32,7 +32,7 @@ from analysis.render import (  # noqa: F401  (re-exported: the report's public A
     markdown_table,
     write_report,
 )
-from analysis.schema import BASE_VARIANT, CATEGORIES, LUNA
+from analysis.schema import BASE_VARIANT, CATEGORIES, LUNA, SCRIPTED
 
 #: Ids of the sections other code adds to or replaces (see :mod:`analysis.study.content`).
 WIN_RATES_SECTION = "win-rates"
@@ -91,7 +91,8 @@ DEFAULT_SECTIONS: tuple[Section, ...] = (
     Section(
         "interactions",
         "Interaction with scripted players",
-        "Per-game counters of what Luna took from or denied the scripted players.",
+        "Per-game counters of what Luna took from or denied the scripted players, per level faced and profile"
+        " (and per variant and opponents, with the strength, where the runs have more than one).",
         ("interactions",),
     ),
     Section(
@@ -127,6 +128,18 @@ FIGURE_CAPTIONS: dict[str, str] = {
 def varying_keys(frame: pd.DataFrame, candidates: Iterable[str]) -> list[str]:
     """Group keys worth showing: those of ``candidates`` that take more than one value."""
     return [column for column in candidates if column in frame.columns and frame[column].nunique() > 1]
+
+
+def interaction_keys(seats: pd.DataFrame) -> list[str]:
+    """Group keys of the interactions table: the level faced and the profile, and what else tells the scripted
+    seats' games apart: the variant, and ``opponents`` when it says more than the profile (a strength other than
+    1, ``balanced@0.8``, or a second scripted seat), so that no row pools two strengths or two variants."""
+    scripted = seats[seats["kind"] == SCRIPTED]
+    keys = varying_keys(scripted, ["variant"])
+    keys += ["luna_level", "profile"]
+    if (scripted["opponents"].astype(str) != scripted["profile"].astype(str)).any():
+        keys.append("opponents")
+    return keys
 
 
 def run_overview(data: RunData) -> pd.DataFrame:
@@ -189,7 +202,7 @@ def report_tables(data: RunData) -> dict[str, pd.DataFrame]:
         tables["majority_by_round"] = deck.majority_by_round(rounds, by=keys)
         tables["majority_distribution"] = deck.majority_distribution(rounds, by=keys)
         tables["blocking_probability"] = deck.blocking_probability(rounds, by=keys)
-    interactions = stats.interaction_summary(data.seats, by=["luna_level", "profile"])
+    interactions = stats.interaction_summary(data.seats, by=interaction_keys(data.seats))
     if not interactions.empty:
         tables["interactions"] = interactions
     differences = stats.variant_differences(data, by="level")

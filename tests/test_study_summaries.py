@@ -286,3 +286,25 @@ def test_a_variant_added_later_plays_only_its_own_parts(tmp_path, monkeypatch):
     assert played and all(name.startswith("late/") for name in played)
     differences = pd.read_csv(tmp_path / "v" / "tables" / "variant_differences.csv")
     assert set(differences["metric"]) == set(SCORE_COLUMNS)  # every category pairs with the kept base parts
+
+
+def test_interactions_pool_neither_variants_nor_strengths(tmp_path):
+    """Regression: the interactions table was grouped by level and profile only, so a study's row for
+    ``balanced`` at level 5 averaged the base with every variant and strength 0.8 with strength 1."""
+    overlay = tmp_path / "late.toml"
+    overlay.write_text('name = "later helium tokens at level 5"\n[luna.levels.5]\nhelium_tokens = [15, 22]\n')
+    games = 40
+    assert main(["study", "--name", "s", "--results-dir", str(tmp_path), "--games", str(games), "--levels", "5",
+                 "--profiles", "balanced", "--strengths", "0.8,1", "--engine", "reference", "--quiet",
+                 "--keep-games", "--variant", str(overlay)]) == 0
+    plan, data = load_study(tmp_path / "s")
+    from_summaries = study_tables(load_summaries(tmp_path / "s"))
+    for table in (frame_tables(plan, data)["interactions"], from_summaries["interactions"]):
+        assert {"variant", "opponents"} <= set(table.columns)
+        assert (table["n"] == games).all()  # one part's scripted seat each
+        seats = data.seats
+        part = seats[(seats["variant"] == "late") & (seats["opponents"] == "balanced@0.8")
+                     & (seats["kind"] == "scripted")]
+        row = table[(table["variant"] == "late") & (table["opponents"] == "balanced@0.8")
+                    & (table["metric"] == "blocked_titanium")]
+        assert row["mean"].item() == pytest.approx(part["blocked_titanium"].mean())

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis.report import figure_slice, standard_figures, varying_keys, without_mixed_duels
+from analysis.report import figure_slice, interaction_keys, standard_figures, varying_keys, without_mixed_duels
 from analysis.schema import BASE_VARIANT, LUNA, SCORE_COLUMNS, SCORE_TOTAL
 from analysis.stats import DUEL_COLUMNS, duel_row
 from analysis.study import summary_tables as st
@@ -126,7 +126,7 @@ def study_tables(summary: StudySummary) -> dict[str, pd.DataFrame]:
         tables["majority_by_round"] = st.majority_by_round(rounds, by=keys)
         tables["majority_distribution"] = st.majority_distribution(rounds, by=keys)
         tables["blocking_probability"] = st.blocking_probability(rounds, by=keys)
-    interactions = st.interaction_summary(seats, by=["luna_level", "profile"])
+    interactions = st.interaction_summary(seats, by=interaction_keys(seats))
     if not interactions.empty:
         tables["interactions"] = interactions
     # one read of every variant's pair files serves both variant tables
