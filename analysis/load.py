@@ -10,7 +10,8 @@ apart:
 ``variant``
     ``config.variant`` from the manifest; else, for a run played with ``--overlay FILE``, the variant a study
     would name that file (its name without ``.toml``; ``"base.toml"`` gives ``"base-overlay"``); else
-    ``"base"``;
+    ``"base"``; with the game settings that are not the defaults after it, ``"base (6 rounds, start bonus
+    none, belt board)"``, so that no table pools runs of other rules;
 ``seats``
     the seat mix, e.g. ``"luna:5"`` or ``"scripted:balanced,luna:5"`` (``config.seats`` joined
     with commas, or rebuilt from the data when the manifest does not list it);
@@ -65,6 +66,8 @@ from analysis.schema import (
     SEATS_REQUIRED,
 )
 from analysis.study.plan import variant_name
+from sim.config import DEFAULT_START_BONUS
+from sim.constants import DEFAULT_BOARD, ROUNDS
 
 PathLike = str | Path
 
@@ -218,14 +221,31 @@ def _opponent_label(row: pd.Series) -> str:
 
 
 def _variant(config: dict[str, Any]) -> str:
-    """A run's variant (module docstring): an overlay run must never pool with the base runs it differs from."""
+    """A run's variant (module docstring): an overlay run must never pool with the base runs it differs from, nor
+    a run of other game settings (``--rounds``, ``--start-bonus``, ``--board``) with the runs of the defaults."""
     if config.get("variant"):
         return str(config["variant"])
     overlay = config.get("overlay")
     if not overlay:
-        return BASE_VARIANT
-    name = variant_name(str(overlay))
-    return f"{name}-overlay" if name == BASE_VARIANT else name
+        name = BASE_VARIANT
+    else:
+        name = variant_name(str(overlay))
+        name = f"{name}-overlay" if name == BASE_VARIANT else name
+    settings = _setting_words(config)
+    return f"{name} ({', '.join(settings)})" if settings else name
+
+
+def _setting_words(config: dict[str, Any]) -> list[str]:
+    """The game settings a run was played with that are not the defaults, in words: ``6 rounds``, ``no start
+    bonus``, ``belt board``."""
+    words = []
+    if int(config.get("rounds", ROUNDS)) != ROUNDS:
+        words.append(f"{int(config['rounds'])} rounds")
+    if config.get("start_bonus", DEFAULT_START_BONUS) != DEFAULT_START_BONUS:
+        words.append(f"start bonus {config['start_bonus']}")
+    if config.get("board", DEFAULT_BOARD) != DEFAULT_BOARD:
+        words.append(f"{config['board']} board")
+    return words
 
 
 def _run_labels(name: str, seats: pd.DataFrame, manifest: dict[str, Any]) -> dict[str, Any]:
@@ -353,6 +373,18 @@ def load_run(run_dir: PathLike) -> RunData:
     return RunData(seats=seats, rounds=rounds, manifests={name: manifest})
 
 
+def _games_played(data: RunData) -> tuple[str, ...] | None:
+    """What decides a run's games (each game's randomness comes from the run seed and its number): two runs with
+    the same key share every game number both played. None when the manifest does not record the seed."""
+    (manifest,) = data.manifests.values()
+    config = manifest.get("config") or {}
+    if "seed" not in config:
+        return None
+    labels = data.seats.iloc[0]
+    return (str(config["seed"]), str(labels["seats"]), str(labels["variant"]),
+            str((manifest.get("data") or {}).get("digest", "")))
+
+
 def load_runs(run_dirs: PathLike | Iterable[PathLike]) -> RunData:
     """Load and stack several run directories.
 
@@ -378,11 +410,18 @@ def load_runs(run_dirs: PathLike | Iterable[PathLike]) -> RunData:
         raise ValueError("load_runs: no run directory given")
     loaded = [load_run(directory) for directory in directories]
     manifests: dict[str, dict[str, Any]] = {}
+    played: dict[tuple[str, ...], Path] = {}
     for directory, data in zip(directories, loaded, strict=True):
         (name,) = data.manifests
         if name in manifests:
             raise ValueError(f"{directory}: run name {name!r} is used by two directories")
         manifests.update(data.manifests)
+        games = _games_played(data)
+        if games is not None and games in played:
+            raise ValueError(f"{directory}: played the same games as {played[games]} (the same seats, seed, "
+                             "settings and data); pooling the two would count those games twice")
+        if games is not None:
+            played[games] = Path(directory)
     if len(loaded) == 1:
         return loaded[0]
     seats = stacked([data.seats for data in loaded])

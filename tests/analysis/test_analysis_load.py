@@ -182,3 +182,32 @@ def test_rows_written_out_of_order_are_sorted(make_run):
     loaded = load_run(run).seats
     assert loaded[["game", "seat"]].to_numpy().tolist() == [[game, seat] for game in range(4) for seat in range(2)]
     assert loaded.index.tolist() == list(range(8))
+
+
+def test_runs_of_other_game_settings_are_variants_of_their_own(tmp_path):
+    # runs-report pooled a 6-round run with a 7-round one into one "level 4" row (a QA pass, 2026-11-27)
+    from analysis import stats
+    from sim.cli import main
+
+    common = ["--seats", "luna:4", "--games", "30", "--engine", "reference", "--quiet"]
+    assert main(["simulate", *common, "--seed", "1", "--out", str(tmp_path / "full")]) == 0
+    assert main(["simulate", *common, "--seed", "2", "--rounds", "6", "--start-bonus", "none", "--board", "belt",
+                 "--out", str(tmp_path / "short")]) == 0
+    data = load_runs([tmp_path / "full", tmp_path / "short"])
+    assert dict(data.seats.drop_duplicates("run")[["run", "variant"]].to_numpy().tolist()) == {
+        "full": "base", "short": "base (6 rounds, start bonus none, belt board)"}
+    table = stats.score_summary(data.seats, by=["variant", "level"])
+    assert table.loc[table["metric"] == "score_total", "n"].tolist() == [30, 30]
+
+
+def test_two_runs_of_the_same_games_are_refused(tmp_path):
+    # the same seed, seats, settings and data play the same games: pooled, each would count twice
+    from sim.cli import main
+
+    common = ["--seats", "luna:4", "--seed", "5", "--engine", "reference", "--quiet"]
+    assert main(["simulate", *common, "--games", "30", "--out", str(tmp_path / "a")]) == 0
+    assert main(["simulate", *common, "--games", "20", "--out", str(tmp_path / "b")]) == 0
+    assert main(["simulate", *common, "--games", "20", "--seed", "6", "--out", str(tmp_path / "c")]) == 0
+    with pytest.raises(ValueError, match=r"played the same games as .*count those games twice"):
+        load_runs([tmp_path / "a", tmp_path / "b"])
+    assert len(load_runs([tmp_path / "a", tmp_path / "c"]).seats) == 50
