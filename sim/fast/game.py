@@ -33,9 +33,9 @@ from sim.fast.luna import (
     luna_plays_out,
     luna_turn,
     majority_value,
-    move_marker,
     plan_luna,
     plays_out,
+    step_marker,
 )
 from sim.fast.players import count_blocked_majorities, plan_player, player_turn
 from sim.fast.rng import BOARD_STREAM, U1, below, game_state, seat_stream, shuffle, stream_state
@@ -196,8 +196,8 @@ def setup(t, st, seed, game):
             if t.seat_level[seat] < 0 and t.seat_passive[seat]:
                 continue  # a passive seat draws its token but takes nothing
             if t.token_helium[token] > 0:
-                if not drops_token_helium(t, seat):
-                    move_marker(t, st, seat, TANK, t.token_helium[token])
+                if not drops_token_helium(t, seat):  # her Luna tokens are placed after it: none fires
+                    step_marker(t, st, seat, TANK, t.token_helium[token])
             else:
                 advance_track(t, st, seat, t.token_company[token], t.token_steps[token])
 

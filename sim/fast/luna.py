@@ -139,35 +139,44 @@ def move_marker(t, st, seat, track, steps):
     tokens firing from the stack onto the deck), so they are applied at once: the switch when its space
     lies in the move, each token in it fired (``level_*_tokens_upto``), the steps past the end paid.
     """
-    if steps <= 0:
-        return
+    position, reached = step_marker(t, st, seat, track, steps)
     level = t.seat_level[seat]
-    luna = level >= 0
-    if track == TANK:
-        end, switch_at, slot = t.tank_max, t.tank_switch_at, SLOT_A
-        position = st.helium[seat]
-    else:
-        end, switch_at, slot = t.research_max, t.research_switch_at, SLOT_E
-        position = st.research[seat]
-    moved = min(steps, max(end - position, 0))
-    if moved < steps:
-        st.cash[seat] += t.past_end * (steps - moved)
-    if moved == 0:
-        return
-    reached = position + moved
-    if track == TANK:
-        st.helium[seat] = reached
-    else:
-        st.research[seat] = reached
-    if position < switch_at <= reached and (not luna or t.level_switches[level]):
-        st.slot_on[seat, slot] = 1
-    if luna:
+    if level >= 0 and reached > position:
         if track == TANK:
             tokens = t.level_helium_tokens_upto[level, reached] - t.level_helium_tokens_upto[level, position]
         else:
             tokens = t.level_research_tokens_upto[level, reached] - t.level_research_tokens_upto[level, position]
         for _ in range(tokens):
             fire_token(st, seat)
+
+
+@jit(inline="always")
+def step_marker(t, st, seat, track, steps):
+    """``move_marker`` without the Luna tokens: the marker, the switch, the steps past the end; the spaces
+    moved from and to. Setup moves a starting bonus with it: the reference places her tokens only after
+    the bonus (``place_luna_tokens``), and the tokens it passed lie behind her marker for good."""
+    if track == TANK:
+        end, switch_at, slot = t.tank_max, t.tank_switch_at, SLOT_A
+        position = st.helium[seat]
+    else:
+        end, switch_at, slot = t.research_max, t.research_switch_at, SLOT_E
+        position = st.research[seat]
+    if steps <= 0:
+        return position, position
+    moved = min(steps, max(end - position, 0))
+    if moved < steps:
+        st.cash[seat] += t.past_end * (steps - moved)
+    reached = position + moved
+    if moved == 0:
+        return position, reached
+    if track == TANK:
+        st.helium[seat] = reached
+    else:
+        st.research[seat] = reached
+    level = t.seat_level[seat]
+    if position < switch_at <= reached and (level < 0 or t.level_switches[level]):
+        st.slot_on[seat, slot] = 1
+    return position, reached
 
 
 # ---------------------------------------------------------------- a card's actions

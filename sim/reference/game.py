@@ -121,11 +121,19 @@ def setup_game(rules: Rules, seed: int, game: int) -> tuple[GameState, list[Stre
             holder = state.seats[seat_index]
             if holder.luna is not None or not holder.player.profile.passive:
                 apply_starting_token(rules, state, seat_index, token)
+    for holder in state.seats:
+        if holder.luna is not None:
+            place_luna_tokens(rules, holder.luna)
     return state, seat_rngs
 
 
 def setup_luna(rules: Rules, level: int, rng: Stream) -> LunaState:
-    """Luna's deck, stack, slots, markers and tokens for a level (start positions trigger nothing)."""
+    """Luna's deck, stack, slots and markers for a level; her Luna tokens come last (``place_luna_tokens``).
+
+    A slot whose switch space the start position reaches or passes is ON from the start: the switch is
+    printed on the board, and the ON/OFF marker shows whether her marker has reached it (a starting
+    bonus that moves her marker onto it switches it by ``move_marker``'s own rule, so both agree).
+    """
     spec = rules.levels[level]
     deck = list(rules.grade1)
     rng.shuffle(deck)
@@ -134,14 +142,24 @@ def setup_luna(rules: Rules, level: int, rng: Stream) -> LunaState:
     slot_on = [letter in rules.board.initial_slots for letter in SLOT_LETTERS]
     luna = LunaState(
         level=level, deck=deck, grade2_stack=stack, discard=[], slots=[NO_CARD] * N_SLOTS, slot_on=slot_on,
-        majority=[NO_CARD, NO_CARD], helium_tokens=list(spec.helium_tokens),
-        research_tokens=list(spec.research_tokens), markers_in_reserve=rules.board.bonus_markers,
-        helium=spec.start_helium, research=spec.start_research,
+        majority=[NO_CARD, NO_CARD], helium_tokens=[], research_tokens=[],
+        markers_in_reserve=rules.board.bonus_markers, helium=spec.start_helium, research=spec.start_research,
     )
     if spec.slot_switches:
         luna.slot_on[0] = luna.slot_on[0] or luna.helium >= rules.board.tank_switch_at
         luna.slot_on[-1] = luna.slot_on[-1] or luna.research >= rules.board.research_switch_at
     return luna
+
+
+def place_luna_tokens(rules: Rules, luna: LunaState) -> None:
+    """The level's Luna tokens, placed after the starting bonus moved her markers (EN 35, then 56-62).
+
+    So the bonus fires none of them. A token on or below where her marker stands is never reached or
+    passed later (markers only move forward), so it is left off: the lists hold the tokens that can fire.
+    """
+    spec = rules.levels[luna.level]
+    luna.helium_tokens = [position for position in spec.helium_tokens if position > luna.helium]
+    luna.research_tokens = [position for position in spec.research_tokens if position > luna.research]
 
 
 def apply_starting_token(rules: Rules, state: GameState, seat: int, token: StartingToken) -> None:

@@ -1,6 +1,6 @@
 """Setup and difficulty levels (SPEC 2, "Setup" and "Levels"): decks per level, start positions,
 the starting research token, Luna tokens at levels 3-8 (reach or pass, top of deck, once each,
-nothing from an empty stack, start positions trigger nothing)."""
+nothing from an empty stack; setup fires none, and a slot whose switch a setup position reaches is ON)."""
 
 from __future__ import annotations
 
@@ -55,13 +55,78 @@ def test_setup_per_level(level, engine):
     assert_invariants(rules, state)
 
 
-@pytest.mark.parametrize("level", [6, 7, 8])
-def test_start_positions_trigger_nothing(level, engine):
-    # Levels 6-8 put the markers on their start spaces directly: no token fires, no slot switches.
-    _, state, _ = new_game(f"luna:{level}", engine=engine)
+def _overlay_game(tmp_path, toml: str, seats: str, engine, board: str = "moon", start_bonus: str = "none"):
+    """``(rules, state)`` of game (11, 0) on the shipped data with ``toml`` overlaid, straight after setup."""
+    overlay = tmp_path / "setup_edge.toml"
+    overlay.write_text(f'name = "setup edge"\n{toml}')
+    data = load_game_data(overlay)
+    rules = ref.Rules(data, GameConfig(seats=parse_seats(seats), start_bonus=start_bonus, board=board))
+    engine.use_data(rules, data)
+    state, _ = engine.setup_game(rules, 11, 0)
+    return rules, state
+
+
+def test_start_positions_on_or_past_tokens_and_switches(tmp_path, engine):
+    # Overlay: level 6 starts on helium 8 (the tank switch; past its token 6) and research 5 (past the
+    # upload switch 4 and its token 4). The level places her markers there after nothing moved them:
+    # no token fires, now or later, and both switches are reached, so A and E are ON from the start.
+    rules, state = _overlay_game(tmp_path, "[luna.levels.6]\nstart_helium = 8\nstart_research = 5\n",
+                                 "luna:6", engine)
     luna = state.seats[0].luna
+    assert (luna.helium, luna.research) == (8, 5)
+    assert luna.slot_on == [True, True, True, True, True]
     assert len(luna.deck) == 12 and len(luna.grade2_stack) == 7 and luna.grade2_by_token == 0
-    assert luna.helium_tokens == LEVEL_TOKENS[level][0] and luna.research_tokens == LEVEL_TOKENS[level][1]
+    assert (luna.helium_tokens, luna.research_tokens) == ([13], [8])  # 6 and 4 lie behind her for good
+    engine.gain_helium(rules, state, 0, 4)  # 8 -> 12: passes no token
+    engine.advance_research(rules, state, 0, 2)  # 5 -> 7: likewise
+    assert luna.grade2_by_token == 0
+    engine.gain_helium(rules, state, 0, 1)  # 12 -> 13: the token ahead fires as usual
+    engine.advance_research(rules, state, 0, 1)  # 7 -> 8: likewise
+    assert luna.grade2_by_token == 2 and len(luna.grade2_stack) == 5
+    assert_invariants(rules, state)
+
+
+def test_start_positions_past_the_switches_switch_nothing_at_level_0(tmp_path, engine):
+    # Overlay: level 0 (no ON/OFF markers) starting on helium 9 and research 4: A and E stay OFF.
+    _, state = _overlay_game(tmp_path, "[luna.levels.0]\nstart_helium = 9\nstart_research = 4\n",
+                             "luna:0", engine)
+    luna = state.seats[0].luna
+    assert (luna.helium, luna.research) == (9, 4)
+    assert luna.slot_on == [False, True, True, True, False]
+
+
+@pytest.mark.parametrize("board", ["moon", "belt"])
+def test_starting_bonus_onto_a_luna_token_fires_nothing(tmp_path, board, engine):
+    # Regression: setup applied the starting token after her tokens were on the board, so a bonus that
+    # reached one fired it. EN 35 applies the bonus; only then (EN 56-62) are the tokens placed.
+    # Overlay: level 5 helium tokens [2, 13]. Game (11, 0) gives her a 2-helium starting token (0 -> 2).
+    rules, state = _overlay_game(tmp_path, "[luna.levels.5]\nhelium_tokens = [2, 13]\n", "luna:5", engine,
+                                 board=board, start_bonus="random")
+    luna = state.seats[0].luna
+    stack = list(luna.grade2_stack)
+    assert luna.helium == 2 and luna.slot_on == [False, True, True, True, False]
+    assert len(luna.deck) == 12 and len(stack) == 7 and luna.grade2_by_token == 0
+    assert luna.helium_tokens == [13]
+    engine.gain_helium(rules, state, 0, 3)  # 2 -> 5: the token on 2 lies behind her and never fires
+    assert luna.grade2_by_token == 0 and len(luna.deck) == 12
+    engine.gain_helium(rules, state, 0, 8)  # 5 -> 13: the one ahead does
+    assert luna.grade2_by_token == 1 and luna.deck[-1] == stack[-1] and luna.helium_tokens == []
+    assert_invariants(rules, state)
+
+
+def test_starting_bonus_past_the_switch_and_a_token_switches_a_on_and_fires_nothing(tmp_path, engine):
+    # Overlay: level 8 starts on helium 7 (tokens 8 and 11). Game (11, 0)'s 2-helium starting token takes
+    # her to 9: the printed switch on 8 is reached (slot A ON before round 1); the token on 8, placed
+    # after the bonus, lies behind her and never fires.
+    rules, state = _overlay_game(tmp_path, "[luna.levels.8]\nstart_helium = 7\n", "luna:8", engine,
+                                 start_bonus="random")
+    luna = state.seats[0].luna
+    assert luna.helium == 9 and luna.slot_on == [True, True, True, True, False]
+    assert len(luna.deck) == 12 and len(luna.grade2_stack) == 7 and luna.grade2_by_token == 0
+    assert luna.helium_tokens == [11]
+    engine.gain_helium(rules, state, 0, 2)  # 9 -> 11: only the token on 11 fires
+    assert luna.grade2_by_token == 1 and len(luna.grade2_stack) == 6
+    assert_invariants(rules, state)
 
 
 def test_a_token_on_the_start_space_never_fires(tmp_path, engine):
@@ -247,8 +312,8 @@ def test_grade2_cards_only_where_the_level_uses_them(level):
         played = {c for record in result.rounds[0] for c in record.cards if c != ref.NO_CARD}
         if level <= 1:
             assert not played & grade2 and luna.grade2_by_reshuffle == luna.grade2_by_token == 0
-        if level == 2:
-            assert luna.grade2_by_token == 0
+        if level == 2:  # one grade-2 card per rebuild (a game rebuilds fewer than 7 times); no tokens
+            assert luna.grade2_by_reshuffle == luna.reshuffles > 0
         if level >= 3:
             assert luna.grade2_by_token <= 4
 
