@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 from analysis import deck, plots, stats
 from analysis.drawing import drawing_helper, figure_bytes  # noqa: F401  (figure_bytes re-exported, as below)
+from analysis.duels import head_to_head
 from analysis.folder_lock import FolderHeldError, folder_lock
 from analysis.load import RunData, load_runs
 from analysis.render import (  # noqa: F401  (re-exported: the report's public API predates the split)
@@ -36,6 +37,7 @@ from analysis.schema import BASE_VARIANT, CATEGORIES, LUNA, SCRIPTED
 
 #: Ids of the sections other code adds to or replaces (see :mod:`analysis.study.content`).
 WIN_RATES_SECTION = "win-rates"
+HEAD_TO_HEAD_SECTION = "head-to-head"
 VARIANTS_SECTION = "variants"
 LADDER_SECTION = "level-ladder"
 
@@ -62,6 +64,17 @@ DEFAULT_SECTIONS: tuple[Section, ...] = (
         "Luna's win rate in games with at least one other seat; a k-way shared win counts 1/k."
         " Intervals: Wilson score 95 %.",
         ("win_rates",),
+    ),
+    Section(
+        HEAD_TO_HEAD_SECTION,
+        "Head to head",
+        "Runs of two Lunas of different levels, left out of the ladder and win rates: how often the higher level"
+        " wins (ties count half; Wilson 95 %) and its mean score minus the lower one's per game (paired 95 %)."
+        " Seat order matters, so two runs of the same levels in opposite seat orders with the same seed and game"
+        " numbers pool into one row, its intervals from the two outcomes of each game number (paired Newcombe;"
+        " paired t); the seated_first and seated_second columns give each order alone. A row of one run"
+        " includes the edge of its seat order.",
+        ("head_to_head",),
     ),
     Section(
         "deck-cycle",
@@ -208,6 +221,9 @@ def report_tables(data: RunData) -> dict[str, pd.DataFrame]:
     differences = stats.variant_differences(data, by="level")
     if not differences.empty:
         tables["variant_differences"] = differences
+    duels = head_to_head(data)  # the two-Luna runs without_mixed_duels keeps out of the ladder and win rates
+    if not duels.empty:
+        tables["head_to_head"] = duels
     return tables
 
 

@@ -52,10 +52,21 @@ def tiny(tmp_path_factory) -> Path:
 def test_parts_of_the_default_study():
     names = [part.name for part in base_parts(LEVELS, ["balanced"])]
     count = len(LEVELS)
+    duels = 2 * (count - 1)
     assert names[:count] == [f"solo-L{level}" for level in LEVELS]
-    assert names[count:2 * count - 1] == [f"duel-L{level}-L{level + 1}" for level in LEVELS[:-1]]
-    assert names[2 * count - 1:] == [f"vs-balanced-L{level}" for level in LEVELS]
+    assert names[count:count + duels] == [name for level in LEVELS[:-1]
+                                          for name in (f"duel-L{level}-L{level + 1}", f"duel-L{level + 1}-L{level}")]
+    assert names[count + duels:] == [f"vs-balanced-L{level}" for level in LEVELS]
     assert all(part.detail == part.name.startswith("solo-") for part in base_parts(LEVELS, ["balanced"]))
+    assert len(base_parts(LEVELS, study_module.scripted_profiles())) == 61  # the README's count
+
+
+def test_each_duel_is_played_in_both_seat_orders():
+    # Regression: duel-L<L>-L<L+1> alone sat the higher level in seat 1, whose seat edge (51.7 % of luna:4,luna:4)
+    # the head-to-head then counted as a step between levels; the old part keeps its name, so studies resume
+    seats = {part.name: part.seats for part in base_parts([3, 4, 5]) if part.name.startswith("duel-")}
+    assert seats == {"duel-L3-L4": "luna:3,luna:4", "duel-L4-L3": "luna:4,luna:3",
+                     "duel-L4-L5": "luna:4,luna:5", "duel-L5-L4": "luna:5,luna:4"}
 
 
 def test_tiny_study_has_every_section_and_file(tiny):
@@ -84,13 +95,21 @@ def test_tiny_study_has_every_section_and_file(tiny):
     assert "variants" not in ids
 
 
-def test_head_to_head_pairs_the_two_lunas(tiny):
+def test_head_to_head_pools_the_two_seat_orders(tiny):
     import pandas as pd
 
     table = pd.read_csv(tiny / "tables" / "head_to_head.csv")
-    assert table[["run", "level", "level_below", "games"]].values.tolist() == [["duel-L4-L5", 5, 4, GAMES]]
-    pairs = pd.read_parquet(tiny / "runs" / "duel-L4-L5" / "pairs.parquet")
-    assert table["wins"].iloc[0] == pytest.approx(pairs.loc[pairs.seat == 1, "won_twelfths"].sum() / 12)
+    assert table[["runs", "level", "level_below", "games"]].values.tolist() == [
+        ["duel-L4-L5, duel-L5-L4", 5, 4, 2 * GAMES]]
+    second = pd.read_parquet(tiny / "runs" / "duel-L4-L5" / "pairs.parquet")  # level 5 in seat 1
+    first = pd.read_parquet(tiny / "runs" / "duel-L5-L4" / "pairs.parquet")  # level 5 in seat 0
+    wins_second = second.loc[second.seat == 1, "won_twelfths"].sum() / 12
+    wins_first = first.loc[first.seat == 0, "won_twelfths"].sum() / 12
+    row = table.iloc[0]
+    assert row["wins"] == pytest.approx(wins_first + wins_second)
+    assert (row["win_rate_seated_first"], row["win_rate_seated_second"]) == pytest.approx(
+        (wins_first / GAMES, wins_second / GAMES))
+    assert row["ci_low"] < row["win_rate"] < row["ci_high"] and row["diff_low"] < row["score_diff"] < row["diff_high"]
 
 
 def test_findings_open_the_report(tiny):
@@ -336,3 +355,35 @@ def test_the_head_to_head_figure_marks_no_difference_and_names_its_axis(tiny):
     # the caption said "(50 % = no difference)" with no such line, and the x axis "Luna's level" (a QA pass)
     svg = (tiny / "figures" / "head_to_head.svg").read_text()
     assert "The higher level of the duel" in svg and "Luna's level" not in svg
+
+
+def test_a_study_from_before_the_second_seat_order_plays_only_the_new_duels(tiny, tmp_path, monkeypatch):
+    # a study written when duels had one seat order: its duel-L4-L5 keeps its name and is kept, not replayed
+    copy = tmp_path / "tiny"
+    shutil.copytree(tiny, copy)
+    shutil.rmtree(copy / "runs" / "duel-L5-L4")
+    stored = json.loads((copy / "study.json").read_text())
+    stored["parts"] = [part for part in stored["parts"] if part["name"] != "duel-L5-L4"]
+    (copy / "study.json").write_text(json.dumps(stored))
+    real, calls = study_runner.run_simulation, []
+
+    def counted(data, config, options, out, **keywords):
+        calls.append(Path(out).name)
+        return real(data, config, options, out, **keywords)
+
+    monkeypatch.setattr(study_runner, "run_simulation", counted)
+    assert run_cli(tmp_path) == 0
+    assert calls == ["duel-L5-L4"] and tables(copy) == tables(tiny)
+
+
+@pytest.mark.parametrize(("levels", "rounds", "words"), [
+    (LEVELS, 7, "; levels 0–8; 7 rounds; "), ((4, 5), 6, "; levels 4–5; 6 rounds; "),
+    ((2, 3, 4, 7), 7, "; levels 2–4, 7; 7 rounds; "), ((5,), 7, "; level 5; 7 rounds; ")])
+def test_the_introduction_tells_the_levels_from_the_rounds(levels, rounds, words):
+    # Regression: "levels 0, 1, 2, 3, 4, 5, 6, 7, 8, 7 rounds" read as level 7 twice, and with --rounds 6
+    # --levels 4-5 "levels 4, 5, 6 rounds" as a level 6
+    from analysis.study.content import introduction
+
+    plan = plan_study("s", 10, 1, levels, "reference", profiles=(), rounds=rounds)
+    text = introduction(plan, {"solo-L5": {"config": {"engine": "reference"}}})
+    assert words in text and text.startswith(f"{len(plan.parts)} parts of 10 games each; seed 1; ")

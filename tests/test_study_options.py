@@ -208,7 +208,7 @@ def test_the_options_reach_every_part_and_the_report(study):
         assert (config["rounds"], config["start_bonus"], config["games"]) == (6, "none", GAMES)
         assert config["seats"] == part.seats.split(",")
     markdown = (study / "report.md").read_text()
-    assert "6 rounds, starting bonus none" in markdown
+    assert "; 6 rounds; starting bonus none; " in markdown
     assert "scripted profiles balanced at strengths 0.8, 1" in markdown and "--strengths 0.8,1" in markdown
     assert "## Strength at parity" in markdown
     assert markdown.index("## Win rates") < markdown.index("## Strength at parity")

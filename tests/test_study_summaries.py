@@ -68,6 +68,15 @@ def test_summary_tables_equal_the_frame_based_tables(kept):
                 assert right.tolist() == left.tolist(), f"{name}.{column}"
 
 
+def test_both_report_paths_pool_each_duels_two_seat_orders(kept):
+    # the equality above holds for any head-to-head; this pins that it is the pooled one, in base and variant alike
+    table = study_tables(load_summaries(kept))["head_to_head"]
+    assert table[["variant", "runs", "games"]].values.tolist() == [
+        ["base", "duel-L4-L5, duel-L5-L4", 2 * GAMES],
+        ["late_tokens", "late_tokens/duel-L4-L5, late_tokens/duel-L5-L4", 2 * GAMES]]
+    assert table[["win_rate_seated_first", "win_rate_seated_second"]].notna().all(axis=None)
+
+
 def test_report_of_the_kept_study_writes_the_summary_tables(kept):
     expected = study_tables(load_summaries(kept))
     written = pd.read_csv(kept / "tables" / "score_summary.csv")

@@ -4,8 +4,9 @@ A study is a fixed set of *parts*, each one simulator run directory:
 
 ``solo-L<L>``
     Luna alone at level L (per-round records on, for the deck-cycle tables);
-``duel-L<L>-L<L+1>``
-    two Lunas of adjacent levels in the same games;
+``duel-L<L>-L<L+1>``, ``duel-L<L+1>-L<L>``
+    two Lunas of adjacent levels in the same games, in both seat orders (the level named first sits in
+    seat 0); the report pools the two orders (:mod:`analysis.duels`);
 ``vs-<profile>-L<L>``, ``vs-<profile>@<strength>-L<L>``
     a scripted profile against Luna at level L, for every built-in profile except ``passive``
     (:func:`analysis.study.plan.scripted_profiles`) or those of ``--profiles``, at each strength of

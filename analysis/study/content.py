@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +12,14 @@ from matplotlib.figure import Figure
 
 from analysis import plots, report, stats
 from analysis.drawing import drawing_helper
+from analysis.duels import head_to_head  # noqa: F401  (analysis.study.head_to_head, for notebooks)
 from analysis.load import RunData, constant_text, load_run, stacked
 from analysis.render import ReportFiles, Section, write_report
-from analysis.schema import BASE_VARIANT, LUNA
+from analysis.schema import BASE_VARIANT
 from analysis.study.findings import study_findings
 from analysis.study.plan import StudyError, StudyPlan, part_is_finished, read_plan, rerun_command
 from analysis.study.summaries import StudySummary, load_summaries
-from analysis.study.summary_report import HEAD_TO_HEAD_COLUMNS, base_figures, study_tables
+from analysis.study.summary_report import base_figures, study_tables
 from analysis.study.summary_tables import summary_stats
 
 
@@ -87,32 +88,6 @@ def load_study(study_dir: str | Path) -> tuple[StudyPlan, RunData]:
 # Study-specific tables and figures
 
 
-def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
-    """The higher level against the lower one in each two-Luna run, game by game.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``variant``, ``run``, ``level`` (the higher), ``level_below``, ``games``, ``wins`` of the
-        higher level (a tie counts half), ``win_rate`` with Wilson ``ci_low``/``ci_high``, and
-        the mean per-game score difference higher − lower ``score_diff`` with its paired 95 %
-        interval ``diff_low``/``diff_high``.
-    """
-    rows = []
-    duels = seats[(seats["n_seats"] == 2) & (seats["opponents"] == LUNA)]
-    for run, group in duels.groupby("run", sort=False, observed=True):
-        levels = sorted(group["level"].unique())
-        if len(levels) != 2:
-            continue
-        low, high = (group[group["level"] == level].set_index("game") for level in levels)
-        high, low = high.align(low, join="inner", axis=0)
-        rows.append({"variant": group["variant"].iloc[0], "run": run, "level": int(levels[1]),
-                     "level_below": int(levels[0]),
-                     **stats.duel_row(high["won"].to_numpy(), high["score_total"].to_numpy(),
-                                      low["score_total"].to_numpy())})
-    return pd.DataFrame(rows, columns=HEAD_TO_HEAD_COLUMNS)
-
-
 def variant_overview(data: RunData) -> pd.DataFrame:
     """Base and variant side by side per part and level: Luna's total score, and her win rate where contested.
 
@@ -138,12 +113,18 @@ VARIANTS_TEXT = (
     " differences. The full table covers every score category."
 )
 HEAD_TO_HEAD = Section(
-    "head-to-head",
+    report.HEAD_TO_HEAD_SECTION,
     "Head to head",
     "Two Lunas of adjacent levels in the same games: how often the higher level wins (ties count half) and by"
-    " how much it outscores the lower one per game (paired 95 % interval). The score summary's 'luna' rows"
-    " pool each level over both of its duels (against the level below and the level above), and the ladder and"
-    " win rates leave the duels out; this section compares the two seats of each duel directly.",
+    " how much it outscores the lower one per game. Seat order matters (the seats act in turn, seat 0 first),"
+    " so each duel is played in both orders, duel-L4-L5 (level 4 in seat 0) and duel-L5-L4, with the same seed"
+    " and game numbers, and each row pools the two: balanced over the seats. Game g of the two orders shares its"
+    " random numbers, so the 95 % intervals come from the two outcomes of each game number, not from twice as"
+    " many independent games (paired Newcombe for the win rate, paired t for the score difference)."
+    " The seated_first and seated_second columns give the higher level's win rate and score difference in each"
+    " order alone: their gap is the seat effect. The score summary's 'luna' rows pool each level over its duels"
+    " (against the level below and the level above, in both seats), and the ladder and win rates leave the"
+    " duels out; this section compares the two levels of each duel directly.",
     ("head_to_head",),
 )
 LADDER_TEXT = (
@@ -161,10 +142,7 @@ def frame_tables(plan: StudyPlan, data: RunData) -> dict[str, pd.DataFrame]:
     (:func:`analysis.study.summary_report.study_tables`); this stays for notebooks and as the reference the
     tests compare the summaries with.
     """
-    tables = report.report_tables(data)
-    duel_table = head_to_head(data.seats)
-    if not duel_table.empty:
-        tables["head_to_head"] = duel_table
+    tables = report.report_tables(data)  # with the head-to-head table (analysis.duels)
     if plan.variants:
         tables["variant_overview"] = variant_overview(data)
     return tables
@@ -200,7 +178,8 @@ def study_content(summary: StudySummary) -> tuple[dict[str, pd.DataFrame], dict[
     figures = base_figures(summary)
     captions = dict(report.FIGURE_CAPTIONS)
     if "head_to_head" in tables:
-        # One duel per higher level and variant, so (level, variant) is unique as the plot needs.
+        # One row per higher level and variant (its two seat orders pooled), so (level, variant) is unique as the
+        # plot needs.
         figure = plots.plot_win_rates(tables["head_to_head"], hue="variant", player="The higher level")
         ax = figure.axes[0]
         ax.axhline(50.0, color="0.4", linewidth=0.8, linestyle="--")  # the caption's "no difference"
@@ -208,7 +187,7 @@ def study_content(summary: StudySummary) -> tuple[dict[str, pd.DataFrame], dict[
         ax.set_title("The higher level's win rate against the level below")
         figures["head_to_head"] = figure
         captions["head_to_head"] = ("Win rate of the higher level against the level below in two-Luna games, "
-                                    "Wilson 95 % intervals (50 % = no difference)")
+                                    "both seat orders pooled, 95 % intervals (50 % = no difference)")
     variant_items: list[str] = []
     if plan.variants:
         seats = summary.seats
@@ -241,20 +220,38 @@ def study_content(summary: StudySummary) -> tuple[dict[str, pd.DataFrame], dict[
         if section.id == report.LADDER_SECTION:  # never paired in a study: say so, and where the paired step is
             sections.append(Section(section.id, section.title, LADDER_TEXT, section.items))
             continue
-        sections.append(section)
-        if section.id == report.WIN_RATES_SECTION:
-            sections.append(HEAD_TO_HEAD)
+        sections.append(HEAD_TO_HEAD if section.id == HEAD_TO_HEAD.id else section)  # the study's own words
     sections.append(RUNS_APPENDIX)
     return tables, figures, tuple(sections), captions
+
+
+def levels_text(levels: Sequence[int]) -> str:
+    """The levels in words, consecutive ones as ranges: ``levels 0–8``, ``levels 2–4, 7``, ``level 5``.
+
+    Parameters
+    ----------
+    levels
+        The levels, sorted and each once (as :class:`analysis.study.plan.StudyPlan` holds them).
+    """
+    spans: list[list[int]] = []
+    for level in levels:
+        if spans and level == spans[-1][1] + 1:
+            spans[-1][1] = level
+        else:
+            spans.append([level, level])
+    words = [str(low) if low == high else f"{low}–{high}" for low, high in spans]
+    return f"level{'s' if len(levels) > 1 else ''} {', '.join(words)}"
 
 
 def introduction(plan: StudyPlan, manifests: Mapping[str, Mapping[str, Any]]) -> str:
     """The paragraph under the report's title: what was played, with which engine, and the command."""
     engines = sorted({str((manifest.get("config") or {}).get("engine", "?")) for manifest in manifests.values()})
-    text = (f"{len(plan.parts)} parts of {plan.games} games each, seed {plan.seed}, levels "
-            f"{', '.join(map(str, plan.levels))}, {plan.rounds} rounds, starting bonus {plan.start_bonus}, "
-            f"{'' if plan.board == 'moon' else plan.board + ' side of the board, '}"
-            f"engine {', '.join(engines)}. Every part plays the same seed, so game g starts from the same boards "
+    # Semicolons between the settings: with commas, "levels 0, 1, ..., 8, 7 rounds" read as a level 7 twice.
+    settings = [f"{len(plan.parts)} parts of {plan.games} games each", f"seed {plan.seed}", levels_text(plan.levels),
+                f"{plan.rounds} rounds", f"starting bonus {plan.start_bonus}",
+                *([] if plan.board == "moon" else [f"{plan.board} side of the board"]),
+                f"engine {', '.join(engines)}"]
+    text = ("; ".join(settings) + ". Every part plays the same seed, so game g starts from the same boards "
             "in every part. Figures of distributions show the base variant with Luna alone; the tables hold "
             "every group.")
     if plan.variants:

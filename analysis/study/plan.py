@@ -272,13 +272,19 @@ def base_parts(levels: Iterable[int], profiles: Iterable[str] = (),
                strengths: Iterable[float] = DEFAULT_STRENGTHS) -> list[Part]:
     """The default parts for ``levels``: solo games, adjacent-level duels, each profile against each level.
 
-    A duel needs both of its levels in ``levels`` (``4-5`` gives ``duel-L4-L5``; ``0-8`` gives 8).
-    Each profile plays each level at each of ``strengths`` (see :func:`versus_part_name`).
+    A duel needs both of its levels in ``levels`` and is played in both seat orders, since the seat matters
+    (the second seat of two level-4 Lunas won 51.7 % ± 0.5 of 40,000 games): ``duel-L<L>-L<L+1>``, the lower
+    level in seat 0 (the name studies have always used, so they resume), then ``duel-L<L+1>-L<L>``, the higher
+    one in seat 0 (``4-5`` gives ``duel-L4-L5`` and ``duel-L5-L4``; ``0-8`` gives 16). Each pair is listed
+    together, so the report reads one duel's two orders at a time. Each profile plays each level at each of
+    ``strengths`` (see :func:`versus_part_name`).
     """
     chosen = sorted(set(levels))
     parts = [Part(f"solo-L{level}", f"luna:{level}", detail=True) for level in chosen]
-    parts += [Part(f"duel-L{level}-L{level + 1}", f"luna:{level},luna:{level + 1}")
-              for level in chosen if level + 1 in chosen]
+    for level in chosen:
+        if level + 1 in chosen:
+            parts += [Part(f"duel-L{level}-L{level + 1}", f"luna:{level},luna:{level + 1}"),
+                      Part(f"duel-L{level + 1}-L{level}", f"luna:{level + 1},luna:{level}")]
     strengths = tuple(strengths)
     for profile in profiles:
         for strength in strengths:

@@ -7,18 +7,17 @@ per-part summaries and, for paired tables, one or two parts' pair columns at a t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pandas as pd
 from matplotlib.figure import Figure
 
+from analysis.duels import DuelRun, duel_run, duel_table
 from analysis.report import figure_slice, interaction_keys, standard_figures, varying_keys, without_mixed_duels
 from analysis.schema import BASE_VARIANT, LUNA, SCORE_COLUMNS, SCORE_TOTAL
-from analysis.stats import DUEL_COLUMNS, duel_row
 from analysis.study import summary_tables as st
 from analysis.study.summaries import StudySummary
 
-HEAD_TO_HEAD_COLUMNS = ["variant", "run", "level", "level_below", *DUEL_COLUMNS]
 DIFFERENCE_COLUMNS = ["variant", "variant_run", "base_run", "level", "metric", "n", "mean_base", "mean_variant",
                       "diff", "sd", "se", "ci_low", "ci_high"]
 
@@ -37,21 +36,30 @@ def run_overview(summary: StudySummary) -> pd.DataFrame:
 
 
 def head_to_head(summary: StudySummary) -> pd.DataFrame:
-    """As :func:`analysis.study.content.head_to_head`, from each duel's pair columns."""
-    rows = []
+    """As :func:`analysis.duels.head_to_head` on the study's games, from each duel's pair columns.
+
+    Parameters
+    ----------
+    summary
+        The study's summaries.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`analysis.duels.HEAD_TO_HEAD_COLUMNS`: each level pair's two seat orders pooled.
+    """
+    return duel_table(_duel_runs(summary))
+
+
+def _duel_runs(summary: StudySummary) -> Iterator[DuelRun]:
+    """Each two-Luna part's games, read one part at a time as :func:`analysis.duels.duel_table` asks for them (the
+    plan lists a duel's two orders together, so no more than two parts' pair columns are held at once)."""
     parts = summary.parts
     for part in parts[(parts["n_seats"] == 2) & (parts["opponents"] == LUNA)].itertuples(index=False):
-        levels = summary.seat_levels(part.run)
-        if len(set(levels.values())) != 2:
-            continue
-        (low_seat, low), (high_seat, high) = sorted(levels.items(), key=lambda item: item[1])
-        pairs = summary.pairs(part.run)
-        upper = pairs[pairs["seat"] == high_seat].set_index("game")
-        lower = pairs[pairs["seat"] == low_seat].set_index("game")
-        upper, lower = upper.align(lower, join="inner", axis=0)
-        rows.append({"variant": part.variant, "run": part.run, "level": high, "level_below": low,
-                     **duel_row(upper["won"].to_numpy(), upper[SCORE_TOTAL].to_numpy(), lower[SCORE_TOTAL].to_numpy())})
-    return pd.DataFrame(rows, columns=HEAD_TO_HEAD_COLUMNS)
+        seed = ((summary.manifests.get(part.run) or {}).get("config") or {}).get("seed")
+        duel = duel_run(part.variant, part.run, summary.seat_levels(part.run), summary.pairs(part.run), seed)
+        if duel is not None:
+            yield duel
 
 
 def variant_differences(summary: StudySummary, metrics: Sequence[str] = SCORE_COLUMNS) -> pd.DataFrame:
