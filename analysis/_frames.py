@@ -22,6 +22,34 @@ def as_keys(by: str | Iterable[str] | None) -> list[str]:
     return list(by)
 
 
+def group_keys(frame: pd.DataFrame, by: str | Iterable[str] | None, kind: str | None = None,
+               rows: pd.Series | None = None) -> list[str]:
+    """``by`` as a list of keys (:func:`as_keys`), refused when grouping would pool variants.
+
+    ``kind`` and the boolean ``rows`` narrow the check to the rows the caller groups (a table of Luna's seats
+    may pool a frame whose variant has only scripted seats...).
+
+    Raises
+    ------
+    ValueError
+        When the grouped rows hold more than one variant and ``variant`` is not a key: a variant plays other
+        rules, so a group pooling it with the base would average two games into numbers neither has.
+    """
+    keys = as_keys(by)
+    if "variant" not in frame.columns or "variant" in keys:
+        return keys
+    variants = frame["variant"]
+    if rows is not None:
+        variants = variants[rows]
+    if kind is not None and "kind" in frame.columns:
+        variants = variants[frame.loc[variants.index, "kind"] == kind]
+    if variants.nunique() > 1:
+        names = ", ".join(sorted(str(name) for name in variants.unique()))
+        raise ValueError(f"the rows hold {variants.nunique()} variants ({names}): add 'variant' to the group keys "
+                         "(by=...), or keep one variant first (seats[seats['variant'] == 'base'])")
+    return keys
+
+
 def require_columns(frame: pd.DataFrame, columns: Iterable[str], what: str) -> None:
     """Raise a ValueError listing the columns of ``columns`` missing from ``frame``."""
     missing = [column for column in dict.fromkeys(columns) if column not in frame.columns]

@@ -13,10 +13,11 @@ from collections.abc import Iterable, Iterator
 
 import pandas as pd
 
-from analysis._frames import as_keys, finish, game_keys, grouped, luna_only, require_columns, stack
+from analysis._frames import finish, game_keys, group_keys, grouped, luna_only, require_columns, stack
 from analysis.schema import (
     CARD_COLUMNS,
     COUNTER_COLUMNS,
+    LUNA,
     MAJORITY_COLUMNS,
     MAJORITY_TYPES,
     SLOTS,
@@ -82,7 +83,7 @@ def reshuffle_distribution(seats: pd.DataFrame, by: str | Iterable[str] | None =
         The keys, ``reshuffles``, ``games`` (seat-games with that count) and ``share`` of the
         group's seat-games.
     """
-    keys = as_keys(by)
+    keys = group_keys(seats, by, LUNA)
     data = luna_only(seats)
     require_columns(data, [*keys, "reshuffles"], "reshuffle_distribution")
     return _distribution(data, keys, "reshuffles").rename(columns={"count": "games"})
@@ -105,7 +106,7 @@ def reshuffles_by_round(rounds: pd.DataFrame, by: str | Iterable[str] | None = (
         (per seat-game) and ``share_reshuffled`` (seat-games with at least one reshuffle in the
         round).
     """
-    keys = as_keys(by)
+    keys = group_keys(rounds, by)
     require_columns(rounds, [*keys, "round", "reshuffles"], "reshuffles_by_round")
     table = (
         rounds.assign(_reshuffled=rounds["reshuffles"] > 0)
@@ -136,7 +137,7 @@ def reshuffle_timing(rounds: pd.DataFrame, by: str | Iterable[str] | None = ("le
         ``round``, ``count`` (seat-games whose k-th reshuffle fell in that round) and ``share``
         (of the seat-games that had a k-th reshuffle).
     """
-    keys = as_keys(by)
+    keys = group_keys(rounds, by)
     identity = _seat_game_keys(rounds)
     require_columns(rounds, [*keys, *identity, "round", "reshuffles"], "reshuffle_timing")
     reshuffled = rounds.loc[rounds["reshuffles"] > 0, [*dict.fromkeys([*keys, *identity, "round", "reshuffles"])]]
@@ -166,7 +167,7 @@ def grade2_by_round(rounds: pd.DataFrame, by: str | Iterable[str] | None = ("lev
         ``grade2_by_reshuffle``, ``grade2_by_token`` and ``cumulative_entered`` (mean grade-2
         cards in the deck after the round).
     """
-    keys = as_keys(by)
+    keys = group_keys(rounds, by)
     causes = ["grade2_entered", "grade2_by_reshuffle", "grade2_by_token"]
     require_columns(rounds, [*keys, "round", *causes], "grade2_by_round")
     grouping = rounds.groupby([*keys, "round"], sort=True, observed=True)
@@ -198,7 +199,7 @@ def slot_first_use(seats: pd.DataFrame, by: str | Iterable[str] | None = ("level
         ``cumulative_share`` (share of seat-games with the slot in use by that round; NaN for
         the "never" row).
     """
-    keys = as_keys(by)
+    keys = group_keys(seats, by, LUNA)
     columns = {slot: f"slot_{slot.lower()}_first_round" for slot in SWITCHED_SLOTS}
     data = luna_only(seats)
     require_columns(data, [*keys, *columns.values()], "slot_first_use")
@@ -247,7 +248,7 @@ def card_play_counts(rounds: pd.DataFrame, by: str | Iterable[str] | None = ("le
         and ``slot_share`` (fraction of the card's plays made from this slot), ordered by card
         grade and number.
     """
-    keys = as_keys(by)
+    keys = group_keys(rounds, by)
     identity = _seat_game_keys(rounds)
     require_columns(rounds, [*keys, *identity, *CARD_COLUMNS], "card_play_counts")
     parts = []
@@ -289,7 +290,7 @@ def majority_by_round(rounds: pd.DataFrame, by: str | Iterable[str] | None = ("l
         The keys, ``round``, ``majority`` (titanium, carbon, energy, minerals, scientists) and the
         statistics of :func:`analysis.stats.score_summary`.
     """
-    keys = as_keys(by)
+    keys = group_keys(rounds, by)
     table = score_summary(rounds, by=[*keys, "round"], metrics=MAJORITY_COLUMNS, kind=None)
     table = table.rename(columns={"metric": "majority"})
     table["majority"] = table["majority"].str.removeprefix("majority_")
@@ -320,7 +321,7 @@ def majority_distribution(rounds: pd.DataFrame, by: str | Iterable[str] | None =
         The keys, ``majority``, ``round``, ``value``, ``count`` and ``share`` of the group's
         rounds.
     """
-    keys = as_keys(by)
+    keys = group_keys(rounds, by)
     parts = []
     for kind, values in _majority_parts(rounds, keys):
         part = _distribution(values, [*keys, "round"], "value")
@@ -363,7 +364,7 @@ def blocking_probability(
         The keys, ``majority``, ``round``, ``total`` (0..max), ``rounds_observed`` and
         ``p_blocked``.
     """
-    keys = as_keys(by)
+    keys = group_keys(rounds, by)
     if max_total is not None and (not is_whole_number(max_total) or max_total < 0):
         raise ValueError(f"blocking_probability: max_total must be a whole number of at least 0, got {max_total!r}")
     columns = [*keys, "majority", "round", "total", "rounds_observed", "p_blocked"]

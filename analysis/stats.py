@@ -21,6 +21,7 @@ from analysis._frames import (
     as_keys,
     finish,
     game_keys,
+    group_keys,
     grouped,
     kind_columns,
     require_columns,
@@ -70,7 +71,7 @@ def score_summary(
         (sample standard deviation, ddof 1), ``sem`` (``sd / sqrt(n)``), ``median``, ``p10``,
         ``p90`` (linearly interpolated percentiles, numpy's default). NaN values are ignored.
     """
-    keys = as_keys(by)
+    keys = group_keys(seats, by, kind)
     metrics = as_keys(metrics)  # one name alone, as for by (list("score_total") would be its letters)
     require_columns(seats, [*keys, *metrics], "score_summary")
     data = kind_columns(seats, kind, [*keys, *metrics])
@@ -119,7 +120,9 @@ def win_rates(
     """
     keys = as_keys(by)
     require_columns(seats, [*keys, "game", "seat", "won"], "win_rates")
-    contested = seats[seats_per_game(seats) >= 2]
+    several = seats_per_game(seats) >= 2
+    group_keys(seats, keys, kind, rows=several)
+    contested = seats[several]
     data = select_kind(contested, kind)
     grouping, _ = grouped(data, keys)
     table = grouping["won"].agg(games="count", wins="sum")
@@ -259,7 +262,7 @@ def level_ladder(
         ``win_rate_below``, ``win_diff``, ``win_diff_low``, ``win_diff_high`` (win columns NaN
         without opponents). One row per level that has a level below.
     """
-    keys = as_keys(by)
+    keys = group_keys(seats, by, kind)
     if "level" in keys:
         raise ValueError("level_ladder: 'level' is always a key; do not pass it in by")
     require_columns(seats, [*keys, "game", "seat", "level", "won", metric], "level_ladder")
@@ -318,7 +321,7 @@ def paired_differences(
         If no game and seat pairs up, or a paired seat differs in kind or level between the runs
         (the runs then do not have the same seat mix).
     """
-    keys = as_keys(by)
+    keys = group_keys(base, by)
     metrics = as_keys(metrics)  # one name alone, as for by
     identity = ["game", "seat", "kind", "level"]
     require_columns(base, [*identity, *keys, *metrics], "paired_differences base")
