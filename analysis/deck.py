@@ -181,7 +181,8 @@ def grade2_by_round(rounds: pd.DataFrame, by: str | Iterable[str] | None = ("lev
     return table
 
 
-def slot_first_use(seats: pd.DataFrame, by: str | Iterable[str] | None = ("level",)) -> pd.DataFrame:
+def slot_first_use(seats: pd.DataFrame, by: str | Iterable[str] | None = ("level",),
+                   rounds: int = STANDARD_ROUNDS) -> pd.DataFrame:
     """Round in which Luna first uses slots A and E.
 
     Parameters
@@ -190,11 +191,13 @@ def slot_first_use(seats: pd.DataFrame, by: str | Iterable[str] | None = ("level
         Seats frame (``slot_a_first_round`` and ``slot_e_first_round`` of Luna's seats).
     by
         Group keys.
+    rounds
+        The rounds the games lasted (6 with the threat card *Singularity*): the rows run to that round.
 
     Returns
     -------
     pandas.DataFrame
-        The keys, ``slot`` (``"A"``/``"E"``), ``first_round`` (0 = never, then every round 1-7
+        The keys, ``slot`` (``"A"``/``"E"``), ``first_round`` (0 = never, then every round 1 to ``rounds``
         even when no game starts using the slot there), ``games``, ``share`` and
         ``cumulative_share`` (share of seat-games with the slot in use by that round; NaN for
         the "never" row).
@@ -205,7 +208,7 @@ def slot_first_use(seats: pd.DataFrame, by: str | Iterable[str] | None = ("level
     require_columns(data, [*keys, *columns.values()], "slot_first_use")
     if data.empty:  # a filter that kept nothing: no rows, as the other tables give
         return pd.DataFrame(columns=[*keys, "slot", "first_round", "games", "share", "cumulative_share"])
-    last_round = max(STANDARD_ROUNDS, *(int(data[column].max()) for column in columns.values()))
+    last_round = max(rounds, *(int(data[column].max()) for column in columns.values()))
     tables = []
     for slot, column in columns.items():
         grouping, group_names = grouped(data, keys)

@@ -81,7 +81,8 @@ DEFAULT_SECTIONS: tuple[Section, ...] = (
         "Deck cycle",
         "Reshuffles of Luna's deck, grade-2 cards entering it (by reshuffle or by Luna token), the round in"
         " which slots A and E are first used and how often each card is played from each slot. Per-game"
-        " values count each Luna seat in each game once. In the reshuffle timing, share is of the games that"
+        " values count each Luna seat in each game once. In the slot first use, first_round 0 counts the games in which"
+        " she never used the slot. In the reshuffle timing, share is of the games that"
         " had that reshuffle at all; in the card plays, slot_share is the share of a card's plays made from"
         " that slot.",
         (
@@ -141,6 +142,12 @@ FIGURE_CAPTIONS: dict[str, str] = {
 def varying_keys(frame: pd.DataFrame, candidates: Iterable[str]) -> list[str]:
     """Group keys worth showing: those of ``candidates`` that take more than one value."""
     return [column for column in candidates if column in frame.columns and frame[column].nunique() > 1]
+
+
+def played_rounds(data: RunData) -> int:
+    """The most rounds a game of ``data``'s runs lasted (their manifests' ``rounds``; 7 when none says)."""
+    return max((int(((manifest or {}).get("config") or {}).get("rounds", deck.STANDARD_ROUNDS))
+                for manifest in data.manifests.values()), default=deck.STANDARD_ROUNDS)
 
 
 def interaction_keys(seats: pd.DataFrame) -> list[str]:
@@ -205,7 +212,7 @@ def report_tables(data: RunData) -> dict[str, pd.DataFrame]:
         tables["win_rates"] = win_table
     tables["deck_counters"] = deck.deck_counters_summary(data.seats, by=keys)
     tables["reshuffle_distribution"] = deck.reshuffle_distribution(data.seats, by=keys)
-    tables["slot_first_use"] = deck.slot_first_use(data.seats, by=keys)
+    tables["slot_first_use"] = deck.slot_first_use(data.seats, by=keys, rounds=played_rounds(data))
     if not data.rounds.empty:
         rounds = data.rounds
         tables["reshuffles_by_round"] = deck.reshuffles_by_round(rounds, by=keys)
@@ -313,7 +320,8 @@ def build_figures(data: RunData) -> dict[str, Figure]:
     figures = standard_figures(
         scores=luna, categories=stats.score_summary(luna, by="level"),
         ladder=stats.level_ladder(base, by="opponents"), win_table=stats.win_rates(base, by=["opponents", "level"]),
-        first_use=deck.slot_first_use(luna), several_opponents=base["opponents"].nunique() > 1,
+        first_use=deck.slot_first_use(luna, rounds=played_rounds(data)),
+        several_opponents=base["opponents"].nunique() > 1,
         by_round=None if rounds is None else {
             "reshuffles_by_round": deck.reshuffles_by_round(rounds), "grade2_by_round": deck.grade2_by_round(rounds),
             "majority_by_round": deck.majority_by_round(rounds),

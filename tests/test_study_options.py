@@ -219,6 +219,15 @@ def test_the_options_reach_every_part_and_the_report(study):
     assert {"balanced", "balanced@0.8"} <= set(win_rates["opponents"])
 
 
+def test_slot_first_use_of_six_round_games_ends_at_round_six(study):
+    # the table and its figure had a round-7 row, 0 games and a flat line, in a study of 6 rounds (a QA pass)
+    import pandas as pd
+
+    first_use = pd.read_csv(study / "tables" / "slot_first_use.csv")
+    assert first_use["first_round"].max() == 6
+    assert sorted(set(first_use["first_round"])) == list(range(7))  # 0: never used, then rounds 1-6
+
+
 def test_the_parity_table_is_the_parity_commands(study):
     import pandas as pd
 

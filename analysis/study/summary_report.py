@@ -122,7 +122,7 @@ def study_tables(summary: StudySummary) -> dict[str, pd.DataFrame]:
         tables["win_rates"] = win_table
     tables["deck_counters"] = st.deck_counters_summary(seats, by=keys)
     tables["reshuffle_distribution"] = st.reshuffle_distribution(seats, by=keys)
-    tables["slot_first_use"] = st.slot_first_use(seats, by=keys)
+    tables["slot_first_use"] = st.slot_first_use(seats, by=keys, rounds=summary.plan.rounds)
     if not summary.rounds.empty:
         rounds = summary.rounds
         detail_runs = summary.parts.loc[summary.parts["detail"], "run"]
@@ -163,7 +163,8 @@ def base_figures(summary: StudySummary) -> dict[str, Figure]:
     return standard_figures(
         scores=scores, weight="count", categories=st.summary_stats(luna, by="level"),
         ladder=st.level_ladder(base, by="opponents"), win_table=st.win_rates(base, by=["opponents", "level"]),
-        first_use=st.slot_first_use(luna), several_opponents=base["opponents"].nunique() > 1,
+        first_use=st.slot_first_use(luna, rounds=summary.plan.rounds),
+        several_opponents=base["opponents"].nunique() > 1,
         by_round=None if rounds is None else {
             "reshuffles_by_round": st.reshuffles_by_round(rounds), "grade2_by_round": st.grade2_by_round(rounds),
             "majority_by_round": st.majority_by_round(rounds),

@@ -237,13 +237,14 @@ def reshuffle_distribution(hist: pd.DataFrame, by: str | Iterable[str] | None = 
     return _distribution(data, keys, "reshuffles", "games")
 
 
-def slot_first_use(hist: pd.DataFrame, by: str | Iterable[str] | None = ("level",)) -> pd.DataFrame:
+def slot_first_use(hist: pd.DataFrame, by: str | Iterable[str] | None = ("level",),
+                   rounds: int = STANDARD_ROUNDS) -> pd.DataFrame:
     """As :func:`analysis.deck.slot_first_use`."""
     keys = as_keys(by)
     data = select_kind(hist, LUNA)
     columns = {slot: f"slot_{slot.lower()}_first_round" for slot in SWITCHED_SLOTS}
     data = data[data["column"].isin(columns.values())]
-    last_round = max(STANDARD_ROUNDS, int(data["value"].max()))
+    last_round = max(rounds, int(data["value"].max()))
     tables = []
     group_keys = keys or ["_all"]
     for slot, column in columns.items():

@@ -159,3 +159,9 @@ def test_blocking_probability(build_rounds):
     # A fixed range extends every curve.
     wide = blocking_probability(build_rounds(rows), by=None, max_total=5)
     assert wide.groupby(["majority", "round"]).size().eq(6).all()
+
+
+def test_slot_first_use_runs_to_the_rounds_the_games_lasted(build_seats):
+    seats = build_seats([{"slot_a_first_round": 2, "slot_e_first_round": 0}])
+    assert slot_first_use(seats, by=None, rounds=6)["first_round"].max() == 6
+    assert slot_first_use(seats, by=None)["first_round"].max() == 7
