@@ -160,8 +160,9 @@ def findings(table: pd.DataFrame) -> list[str]:
         clear = rows[(rows["ci_low"] > 0) | (rows["ci_high"] < 0)]
         largest = rows.loc[rows["diff"].abs().idxmax()]
         where = ", ".join(f"L{level}" for level in clear["level"]) or "no level"
-        sentences.append(f"{reading}: Luna's total score moves by {signed(largest['diff'], 2)} at most "
-                         f"(L{largest['level']}); the interval excludes 0 at {where}.")
+        sentences.append(f"{reading}: Luna's total score moves by up to {abs(largest['diff']):.2f} points (the "
+                         f"largest change, {signed(largest['diff'], 2)} at L{largest['level']}); the interval "
+                         f"excludes 0 at {where}.")
     return sentences
 
 

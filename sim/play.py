@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from sim.columns import SEAT_NUMERIC, Chunk
 from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat, check_count, check_seed, parse_seats
-from sim.constants import DEFAULT_BOARD, ROUNDS
+from sim.constants import DEFAULT_BOARD, DEFAULT_RUN_SEED, ROUNDS
 from sim.engines import engine_function
 from sim.gamedata import GameData, load_game_data
 from sim.run import plain_text, seats_table
@@ -104,9 +104,9 @@ class Played:
         return plain_text(seats_table(self.config, self.chunk)).to_pandas()
 
 
-def play(seats: str | Sequence[Seat], games: int, seed: int = 0, *, overlay: str | Path | Mapping | None = None,
-         data: GameData | None = None, engine: str = "numba", rounds: int = ROUNDS,
-         start_bonus: str = DEFAULT_START_BONUS, board: str = DEFAULT_BOARD, first_game: int = 0,
+def play(seats: str | Sequence[Seat], games: int, seed: int = DEFAULT_RUN_SEED, *,
+         overlay: str | Path | Mapping | None = None, data: GameData | None = None, engine: str = "numba",
+         rounds: int = ROUNDS, start_bonus: str = DEFAULT_START_BONUS, board: str = DEFAULT_BOARD, first_game: int = 0,
          detail: bool = False) -> Played:
     """Play games ``first_game .. first_game + games - 1`` in memory, as ``simulate`` plays them.
 
@@ -117,7 +117,8 @@ def play(seats: str | Sequence[Seat], games: int, seed: int = 0, *, overlay: str
     games : int
         How many games, at least 1.
     seed : int
-        The run seed; game ``g`` draws from the streams of (seed, g), as in a run directory.
+        The run seed; game ``g`` draws from the streams of (seed, g), as in a run directory. The default is
+        ``simulate``'s, so ``play(seats, n)`` gives the games of ``simulate --seats ... --games n``.
     overlay : str, Path or mapping, optional
         An overlay file, or a mapping of the same shape (``{"luna": ..., "moon": ..., "players": ...}``).
     data : GameData, optional

@@ -144,3 +144,13 @@ def test_arguments_of_the_wrong_type_say_the_type_is_wrong(keywords, message):
     with pytest.raises(ConfigError) as caught:
         play(**{"seats": "luna:5", "games": 2, "engine": "reference", **keywords})
     assert str(caught.value) == message
+
+
+def test_without_a_seed_play_gives_the_games_simulate_gives_without_one(tmp_path):
+    # play's seed defaulted to 0 while simulate's --seed defaults to 1: "the numbers of simulate" were other games
+    from sim.cli import main
+
+    assert main(["simulate", "--seats", "luna:4", "--games", "25", "--engine", "reference", "--quiet",
+                 "--out", str(tmp_path / "run")]) == 0
+    simulated = pd.read_parquet(tmp_path / "run" / "seats.parquet")["score_total"].tolist()
+    assert play("luna:4", 25, engine="reference").frame()["score_total"].tolist() == simulated

@@ -13,6 +13,7 @@ from analysis.readings import (
     COLUMNS,
     ROUND_PANELS_NOTE,
     compare_readings,
+    findings,
     readings_to_compare,
     summary_table,
     with_readings,
@@ -71,6 +72,17 @@ def test_a_bound_that_rounds_to_zero_is_shown_unsigned_zero():
                                                  "round": 0, "n": 10, "diff": 1.5, "sd": 2.0, "ci_low": -0.004,
                                                  "ci_high": 3.0}
     assert summary_table(pd.DataFrame([row], columns=COLUMNS))["L1"].tolist() == ["+1.50 (+0.00 to +3.00)"]
+
+
+def test_a_finding_names_the_size_and_the_sign_of_the_largest_change():
+    """Regression: "moves by -8.21 at most" left a reader to guess whether -8.21 was a floor or a largest loss."""
+    base = {column: 0.0 for column in COLUMNS} | {"reading": "r", "switch": "s", "metric": "score_total",
+                                                  "round": 0, "n": 10, "sd": 2.0}
+    rows = [base | {"level": 2, "diff": 3.0, "ci_low": 1.0, "ci_high": 5.0},
+            base | {"level": 5, "diff": -8.206, "ci_low": -9.0, "ci_high": -7.0}]
+    assert findings(pd.DataFrame(rows, columns=COLUMNS)) == [
+        "r: Luna's total score moves by up to 8.21 points (the largest change, -8.21 at L5); the interval excludes "
+        "0 at L2, L5."]
 
 
 def test_the_engines_give_the_same_table(data):
