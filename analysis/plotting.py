@@ -79,12 +79,20 @@ def level_color(level: int) -> tuple[float, float, float, float]:
     return mpl.colormaps["viridis"](0.9 * (min(max(level, MIN_LEVEL), MAX_LEVEL) - MIN_LEVEL) / (MAX_LEVEL - MIN_LEVEL))
 
 
+#: Luna alone (``opponents`` ""): a grey of its own, so that each opponent keeps its colour in a figure with Luna
+#: alone (the level ladder) and in one without (the win rates).
+ALONE_COLOR = "0.3"
+
+
 def series_colors(hue: str, values: Sequence[Any]) -> dict[Any, Any]:
-    """One colour per series: the level colours for levels, else the tab10 palette in order."""
+    """One colour per series: the level colours for levels, else the tab10 palette in sorted order (Luna alone
+    in :data:`ALONE_COLOR`)."""
     if hue == "level":
         return {value: level_color(int(value)) for value in values}
     palette = mpl.colormaps["tab10"]
-    return {value: palette(index % 10) for index, value in enumerate(values)}
+    others = sorted((value for value in dict.fromkeys(values) if value != ""), key=str)
+    colors = {value: palette(index % 10) for index, value in enumerate(others)}
+    return {value: ALONE_COLOR if value == "" else colors[value] for value in values}
 
 
 def series_label(hue: str, value: Any) -> str:

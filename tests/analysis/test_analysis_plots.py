@@ -209,3 +209,22 @@ def test_level_ladder_plot_of_an_empty_ladder_with_a_hue(small_study):
     assert ladder.empty
     figure = _drawn(plots.plot_level_ladder(ladder, hue="opponents"))
     assert figure.axes[0].containers == []
+
+
+def test_an_opponent_keeps_its_colour_with_and_without_luna_alone(study_runs):
+    # the level ladder (with Luna alone) drew "balanced" in tab10's second colour, the win rates (without) in its
+    # first: the same opponent in two colours in figures side by side (a QA pass, 2026-11-27)
+    from analysis.load import load_runs
+
+    seats = load_runs(study_runs[:-1]).seats
+    ladder = plots.plot_level_ladder(stats.level_ladder(seats, by="opponents"), hue="opponents")
+    wins = plots.plot_win_rates(stats.win_rates(seats, by=["opponents", "level"]), hue="opponents")
+
+    def colors(figure):
+        return {bars.get_label(): mpl.colors.to_hex(bars.lines[0].get_color()) for ax in figure.axes
+                for bars in ax.containers if not bars.get_label().startswith("_")}
+
+    ladder_colors, win_colors = colors(ladder), colors(wins)
+    assert {"balanced", "passive"} <= set(win_colors)
+    for opponent in ("balanced", "passive"):
+        assert ladder_colors[opponent] == win_colors[opponent]
