@@ -20,10 +20,24 @@ import pandas as pd
 
 from analysis.intervals import wilson_interval
 from analysis.study.plan import PARITY_TOLERANCE
-from sim.config import DEFAULT_START_BONUS, GameConfig, Seat
+from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat
 from sim.constants import DEFAULT_BOARD, ROUNDS
 from sim.engines import engine_function
 from sim.gamedata import GameData
+
+#: The finest bisection a search accepts: :class:`WinRateCurve` plays strengths rounded to 6 decimals, so a
+#: finer one would only replay the same strength (and below about 2e-16 the bracket cannot narrow at all).
+MIN_PARITY_TOLERANCE = 1e-6
+
+
+def check_tolerance(tolerance: float) -> float:
+    """``tolerance`` as a bisection width, or a one-line :class:`sim.config.ConfigError` naming ``tolerance``."""
+    if not (isinstance(tolerance, int | float) and math.isfinite(tolerance) and tolerance > 0):
+        raise ConfigError(f"must be a positive number, got {tolerance!r}", "tolerance")
+    if tolerance < MIN_PARITY_TOLERANCE:
+        raise ConfigError(f"must be at least {MIN_PARITY_TOLERANCE:g} (strengths are played to 6 decimals), "
+                          f"got {tolerance:g}", "tolerance")
+    return float(tolerance)
 
 
 @dataclass(frozen=True)
@@ -69,6 +83,8 @@ def _bracket(function: Callable[[float], float], target: float, low: float, high
     ``function`` below ``target`` at its low end and not below at its high end."""
     while high - low > tolerance:
         middle = 0.5 * (low + high)
+        if not low < middle < high:  # adjacent floats: no narrower bracket exists, whatever the tolerance
+            break
         if function(middle) < target:
             low = middle
         else:
@@ -103,6 +119,7 @@ def strength_at_parity(curve: WinRateCurve, low: float = 0.25, high: float = 4.0
     The strength is rounded to :func:`strength_decimals` of ``tolerance``; its interval runs from the outer
     ends of the bisection brackets of its two ends, rounded outward, so neither the bisection nor the rounding
     narrows it (it is up to about two tolerances wider on each side than the exact inversion)."""
+    check_tolerance(tolerance)
     while curve(low) > 0.5 and low > 1e-3:
         low /= 2
     while curve(high) < 0.5 and high < 64:
@@ -126,6 +143,7 @@ def parity_table(data: GameData, profile: str, levels: list[int], games: int, se
                  rounds: int = ROUNDS, start_bonus: str = DEFAULT_START_BONUS,
                  board: str = DEFAULT_BOARD) -> pd.DataFrame:
     """Strength at parity per level, one row each."""
+    check_tolerance(tolerance)  # before any game: a bad tolerance would otherwise fail after the first search
     rows = []
     for level in levels:
         curve = WinRateCurve(data, profile, level, games, seed, engine, rounds=rounds, start_bonus=start_bonus,

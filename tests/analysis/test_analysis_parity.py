@@ -7,7 +7,7 @@ import math
 import pytest
 
 from analysis.intervals import wilson_interval
-from analysis.parity import WinRateCurve, strength_at_parity, strength_decimals
+from analysis.parity import WinRateCurve, _bracket, strength_at_parity, strength_decimals
 from analysis.study.plan import PARITY_TOLERANCE
 
 
@@ -48,3 +48,28 @@ def test_strengths_are_given_to_the_decimals_the_bisection_settles(tolerance, de
         assert value == round(value, decimals)
         assert value != round(value, decimals - 1)  # no coarser than the search either (true of this root)
     assert strength_decimals(tolerance) == decimals
+
+
+def test_bracket_below_float_spacing_ends():
+    # `parity --tolerance 1e-16` ran forever: 1.0 and its neighbour float are never closer than the tolerance,
+    # and their middle is one of them
+    calls = []
+
+    def rising(strength: float) -> float:
+        calls.append(strength)
+        assert len(calls) < 2000, "the bisection does not end"
+        return strength
+
+    low, high = _bracket(rising, 1.0, 0.25, 4.0, tolerance=0.0)
+    assert low < 1.0 <= high and high - low <= 2.5e-16
+
+
+@pytest.mark.parametrize("tolerance", ["1e-16", "1e-7"])
+def test_parity_tolerance_finer_than_the_strengths_played_is_refused(capsys, tolerance):
+    # bug: a tolerance below float spacing never finished; one that fine is refused before any game
+    from sim.cli import main
+
+    assert main(["parity", "--profile", "balanced", "--levels", "4", "--games", "200", "--quiet",
+                 "--tolerance", tolerance]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("luna-balance: --tolerance: must be at least 1e-06")
