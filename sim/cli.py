@@ -38,6 +38,7 @@ from analysis.tuning.options import DEFAULT_GAMES as SENSITIVITY_GAMES
 from analysis.tuning.options import DEFAULT_OPPONENT as SENSITIVITY_OPPONENT
 from analysis.tuning.options import DEFAULT_SEED as SENSITIVITY_SEED
 from analysis.tuning.options import SensitivityOptions, parse_opponent
+from sim.cli_checks import check_csv_path, check_report_out
 from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, check_seed, parse_levels, parse_seats
 from sim.constants import (
     ALLOWED_ROUNDS,
@@ -450,11 +451,7 @@ def command_parity(args: argparse.Namespace) -> int:
         raise ConfigError(f"--games: must be at least 1, got {args.games}")
     levels = parse_levels(args.levels)
     if args.csv is not None:  # checked before the search, which is what takes the time
-        csv, folder = Path(args.csv), Path(args.csv).parent
-        why = ("no name" if not args.csv else "a folder" if csv.is_dir()
-               else f"{folder} is a file" if folder.exists() and not folder.is_dir() else "")
-        if why:
-            raise ConfigError(f"--csv: {args.csv!r} is not a file that can be written ({why})")
+        check_csv_path(args.csv)
     with progress_bar(len(levels), args.quiet, "parity") as bar:
         table = parity_table(data, args.profile, levels, args.games, args.seed, args.engine,
                              tolerance=args.tolerance, progress=bar.update, rounds=args.rounds,
@@ -520,18 +517,9 @@ def _os_problem(error: OSError) -> str:
 
 
 def command_runs_report(args: argparse.Namespace) -> int:
-    from analysis.folder_lock import is_lock_or_temporary
-    from analysis.render import is_report_folder
     from analysis.report import render_study
 
-    out = Path(args.out)  # a report replaces a report; a folder of other things is the user's, as for simulate
-    # (a lock or temporary files alone are a report killed before it wrote anything)
-    if (out.is_dir() and any(not is_lock_or_temporary(entry.name) for entry in out.iterdir())
-            and not is_report_folder(out)):
-        raise ConfigError(f"--out: {out} holds other files and no luna-balance report; refusing to write a report "
-                          "into it")
-    if (out / STUDY_FILE).is_file():  # its report.html is the study's, with tables this report would mix into
-        raise ConfigError(f"--out: {out} is a study; `luna-balance report {out}` rebuilds its report")
+    check_report_out(Path(args.out), STUDY_FILE)
     files = render_study(args.runs, args.out, title=args.title)
     announce_written(files.html)  # as every command that writes says
     return 0

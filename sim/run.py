@@ -19,13 +19,9 @@ the backend, the worker count nor the chunk size changes a single number. What t
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
-import os
 import platform
-import re
-import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -39,15 +35,33 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim import arrow
-from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_COLUMNS, SEAT_NUMERIC, Chunk, Columns, chunk_games
+from sim.columns import (
+    ROUND_CARD_COLUMNS,
+    ROUND_NUMERIC,
+    SEAT_COLUMNS,
+    SEAT_NUMERIC,
+    Chunk,
+    Columns,
+    chunk_bytes_per_game,
+    chunk_games,
+)
 from sim.config import ConfigError, GameConfig, check_count, check_seed
-from sim.constants import BACKENDS
+from sim.constants import BACKENDS, CHUNK_MEMORY_BYTES
 from sim.crashpoints import crash_point
 from sim.dispatch import dask_problem, ordered_results
 from sim.engines import PlayChunk, check_engine, engine_function
 from sim.gamedata import GameData
+from sim.outputs import (  # noqa: F401  (also imported from here by the output writers in analysis/)
+    AGGREGATE_FILE,
+    HISTOGRAMS_FILE,
+    OWN_PACKAGE,
+    OutputPathError,
+    check_output,
+    is_run_directory,
+    os_error_naming,
+    output_directory,
+)
 from sim.summary import StreamingSummary
-from sim.temporaries import create_held, release, remove_abandoned, temporary_for
 from sim.violation import InvariantError
 
 
@@ -92,13 +106,35 @@ class RunOptions:
             raise ConfigError("{backend} dask: " + problem, mentions=("backend",))
 
 
-class OutputPathError(ValueError):
-    """``out`` names a place where no run directory can be written; the message says where and why."""
-
-
 def default_chunk_size(config: GameConfig, detail: bool) -> int:
     """Games per chunk of ``config`` when the caller does not choose (see :func:`sim.columns.chunk_games`)."""
     return chunk_games(len(config.seats), len(config.luna_seats), config.rounds, detail)
+
+
+#: A chunk's columns may take at most this many bytes: 64 default chunks (2 GiB). The chunk size changes no number,
+#: and beyond a few default chunks a larger one only costs memory (the run holds two chunks, each worker one more),
+#: while a mistyped size would otherwise fail only once numpy cannot allocate it, in a traceback.
+MAX_CHUNK_BYTES = 64 * CHUNK_MEMORY_BYTES
+
+
+def chunk_size_for(config: GameConfig, options: RunOptions) -> int:
+    """The games per chunk of a run: the chosen size (no more than the run's games) or the default one.
+
+    Raises
+    ------
+    ConfigError
+        The chosen chunk's columns would take more than :data:`MAX_CHUNK_BYTES`.
+    """
+    if options.chunk_size is None:
+        return default_chunk_size(config, options.detail)
+    size = min(options.chunk_size, options.games)  # a larger chunk would only be the whole run
+    per_game = chunk_bytes_per_game(len(config.seats), len(config.luna_seats), config.rounds, options.detail)
+    if size * per_game > MAX_CHUNK_BYTES:
+        raise ConfigError(f"{size} games of this table make a chunk of {size * per_game / 2**30:.3g} GiB, more than "
+                          f"the {MAX_CHUNK_BYTES / 2**30:g} GiB a chunk may take; at most "
+                          f"{MAX_CHUNK_BYTES // per_game} games per chunk (the chunk size changes no result)",
+                          "chunk_size")
+    return size
 
 
 def chunk_bounds(games: int, chunk_size: int) -> Iterator[tuple[int, int]]:
@@ -208,11 +244,6 @@ def rounds_table(data: GameData, rounds: Columns, scratch: Int32Scratch | None =
     return _rows(columns, ROUND_NUMERIC)
 
 
-#: The name under which a manifest's ``versions`` records this project: what tells a run directory of ours from
-#: another folder that happens to hold a ``manifest.json`` (a web app's, say), which a run must never replace.
-OWN_PACKAGE = "luna-balance"
-
-
 @functools.cache
 def _installed_versions() -> tuple[tuple[str, str], ...]:
     versions = [("python", platform.python_version())]
@@ -228,140 +259,6 @@ def package_versions() -> dict[str, str]:
     """The versions a manifest records, looked up once per process: importlib.metadata searches the
     installed packages on every call (18 ms here; a default study writes 53 manifests)."""
     return dict(_installed_versions())
-
-
-def check_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> None:
-    """Refuse an ``out`` no run directory may be written at (a file, a directory of other things, an earlier run
-    holding one of the command's ``inputs``), creating nothing: a command that writes several runs checks them all
-    before it plays any."""
-    if out.name in ("", ".."):  # "." or "/" or "..": the temporary sibling would have no name
-        raise OutputPathError(f"{out}: name the run directory itself, e.g. {out / 'run'}")
-    try:  # arrow's writers take a path as UTF-8 and raise UnicodeEncodeError, naming no file, on any other
-        str(out.absolute()).encode("utf-8")
-    except UnicodeEncodeError:
-        shown = os.fsencode(out).decode("utf-8", "backslashreplace")  # the bytes that are not UTF-8 as \xNN
-        raise OutputPathError(f"{shown}: the path is not valid UTF-8, which the parquet files' writer needs; "
-                              "rename it") from None
-    try:
-        if out.is_dir():
-            _refuse_foreign(out)
-            _refuse_holding_inputs(out, inputs)
-        elif out.exists():
-            raise OutputPathError(f"{out}: is a file, not a run directory; refusing to replace it")
-    except OSError as error:
-        raise OutputPathError(f"{out}: cannot write a run directory there ({_why(error, out)})") from None
-
-
-def _refuse_holding_inputs(out: Path, inputs: Iterable[str | Path | None]) -> None:
-    """Refuse to replace ``out`` whole when a file the command reads (an overlay, a target file) is inside it: the
-    run would delete its own input, and its manifest would name a file that no longer exists."""
-    root = out.resolve()
-    for given in inputs:
-        if given is not None and root in Path(given).resolve().parents:
-            raise OutputPathError(f"{out}: holds {given}, which this command reads; replacing {out} would delete "
-                                  "it: move the file out of it or choose another --out")
-
-
-def start_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> tuple[Path, int]:
-    """Check that a run directory can be written at ``out`` (see :func:`check_output`) and create the temporary
-    one beside it, held (:mod:`sim.temporaries`; the descriptor is returned for ``release``), after removing those
-    of earlier processes at ``out`` that died.
-
-    Runs before any game is played, so a bad ``out`` costs nothing and leaves nothing behind.
-    """
-    check_output(out, inputs)
-    temporary = temporary_for(out)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        remove_abandoned(out)
-        if temporary.exists():
-            shutil.rmtree(temporary)
-        return temporary, create_held(temporary)
-    except OSError as error:
-        raise OutputPathError(f"{out}: cannot write a run directory there ({_why(error, out)})") from None
-
-
-@contextlib.contextmanager
-def output_directory(out: Path, inputs: Iterable[str | Path | None] = ()) -> Iterator[Path]:
-    """Build an output directory beside ``out`` and move it into place only when the block completes.
-
-    ``out`` is checked first (:func:`start_output`, before any game is played; ``inputs`` are the files the
-    command reads, which an earlier run at ``out`` must not hold); the block writes into the
-    temporary directory it is given; on any error (or Ctrl-C) the temporary directory is removed and
-    ``out`` is left as it was, so a command's result is all there or not there at all.
-    """
-    temporary, held = start_output(out, inputs)
-    try:
-        yield temporary
-        replace_directory(temporary, out)
-    except OSError as error:
-        if not error.filename:
-            raise os_error_naming(error, out) from error
-        inside = Path(os.fsdecode(error.filename))
-        if temporary not in inside.parents:
-            raise
-        # a file of the temporary directory, which is removed below: name its place in ``out`` instead
-        raise OSError(error.errno, error.strerror, str(out / inside.relative_to(temporary))) from error
-    finally:
-        if temporary.exists():
-            shutil.rmtree(temporary, ignore_errors=True)
-        release(held)
-
-
-_ERRNO_DETAIL = re.compile(r"\[errno (\d+)\]")
-
-
-def os_error_naming(error: OSError, out: Path) -> OSError:
-    """``error`` as an ``OSError`` naming ``out``, for one that names no file: arrow's writers give the
-    system's reason inside their text ("Error writing bytes to file. Detail: [errno 27] File too large"),
-    a write through a file descriptor gives no name at all."""
-    code = error.errno
-    if code is None and (found := _ERRNO_DETAIL.search(str(error))):
-        code = int(found.group(1))
-    reason = os.strerror(code) if code is not None else error.strerror or str(error) or type(error).__name__
-    return OSError(code, reason, str(out))
-
-
-def _why(error: OSError, out: Path) -> str:
-    """The reason behind ``error`` in words, naming the path it concerns."""
-    existing = next((parent for parent in out.parents if parent.exists()), None)
-    if existing is not None and not existing.is_dir():
-        return f"{existing} is a file, not a directory"  # mkdir would only say "File exists" or "Not a directory"
-    path = error.filename or out
-    return f"{path}: {error.strerror or error}"
-
-
-def is_run_directory(path: Path) -> bool:
-    """Whether ``path`` holds the ``manifest.json`` of a luna-balance output (any command's: every manifest
-    records the package versions, this project's among them)."""
-    try:
-        manifest = json.loads((path / "manifest.json").read_text())
-    except (OSError, ValueError):  # missing, unreadable, not UTF-8 or not JSON: not ours
-        return False
-    versions = manifest.get("versions") if isinstance(manifest, dict) else None
-    return isinstance(versions, dict) and OWN_PACKAGE in versions
-
-
-def _refuse_foreign(out: Path) -> None:
-    """Refuse to replace a non-empty directory at ``out`` that is not a run directory."""
-    if any(out.iterdir()) and not is_run_directory(out):
-        raise OutputPathError(f"{out}: exists and is not a run directory; refusing to replace it")
-
-
-def replace_directory(temporary: Path, out: Path) -> None:
-    """Move a finished run into place; an existing run directory at ``out`` is replaced whole."""
-    if out.exists():
-        _refuse_foreign(out)  # again: it may have appeared while the games were played
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        crash_point("part-moving")
-        os.replace(out, old)
-        os.replace(temporary, out)
-        crash_point("part-moved")
-        shutil.rmtree(old)
-    else:
-        crash_point("part-moving")
-        os.replace(temporary, out)
-        crash_point("part-moved")
 
 
 def _play_or_violation(play: PlayChunk, *arguments: object) -> Chunk | InvariantError:
@@ -475,8 +372,8 @@ class Aggregates:
 
     def finish(self, directory: Path) -> None:
         aggregate, histograms = self.summary.tables(self.config)
-        pq.write_table(aggregate, directory / "aggregate.parquet")
-        pq.write_table(histograms, directory / "histograms.parquet")
+        pq.write_table(aggregate, directory / AGGREGATE_FILE)
+        pq.write_table(histograms, directory / HISTOGRAMS_FILE)
 
 
 def output_consumers(data: GameData, config: GameConfig, options: RunOptions, directory: Path) -> list[ChunkConsumer]:
@@ -543,9 +440,9 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
     play = engine_function(options.engine)
     if options.check_invariants:  # only then: a play function need not know the keyword otherwise
         play = functools.partial(play, check_invariants=True)
+    chunk_size = chunk_size_for(config, options)  # before the output is started: a refused size leaves nothing
     started = time.perf_counter()
     with output_directory(out, inputs=(options.overlay,)) as temporary:
-        chunk_size = options.chunk_size or default_chunk_size(config, options.detail)
         bounds = list(chunk_bounds(options.games, chunk_size))
         chunks = _chunks(play, data, config, options, bounds)
         own = output_consumers(data, config, options, temporary) if write_games or options.aggregate_only else []

@@ -1,11 +1,13 @@
 """The temporary directory an output is built in, held while it is built, and those of processes that died.
 
 A command builds its output in ``.OUT.partial-PID`` beside ``--out`` and moves it into place when it is complete
-(:func:`sim.run.output_directory`), removing it on an error, Ctrl-C or a stop signal. A process killed outright
+(:func:`sim.outputs.output_directory`), removing it on an error, Ctrl-C or a stop signal. A process killed outright
 (``kill -9``, the OOM killer, a power cut) cannot, and the folder stayed for good, hidden by its dot, as large as
 the run had grown. So a live temporary directory is held with ``flock`` while it is built: the kernel drops the
 lock however its holder dies (as the study's lock, ``analysis/study/lock.py``), so no pid is guessed alive or dead,
-and the next command writing the same ``--out`` removes every such directory nobody holds. Limits: POSIX only,
+and the next command writing the same ``--out`` removes every such directory nobody holds. The same lock tells a
+command that another one is writing its ``--out`` right now (:func:`others_writing`): it refuses rather than both
+replacing each other's result and saying "wrote". Limits: POSIX only,
 and ``flock`` is not reliable on every network file system (there a left-over directory is only left, as before).
 """
 
@@ -51,9 +53,13 @@ def release(handle: int) -> None:
     os.close(handle)
 
 
+def _temporaries(out: Path) -> list[Path]:
+    return list(out.parent.glob(f".{glob.escape(out.name)}.{PARTIAL}-*"))
+
+
 def remove_abandoned(out: Path) -> None:
     """Delete the temporary directories of ``out`` that no live process holds (their process died)."""
-    for path in out.parent.glob(f".{glob.escape(out.name)}.{PARTIAL}-*"):
+    for path in _temporaries(out):
         try:
             handle = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:  # gone meanwhile, or not a directory: not ours to remove
@@ -66,3 +72,28 @@ def remove_abandoned(out: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
         finally:
             os.close(handle)
+
+
+def _is_held(path: Path) -> bool:
+    """Whether a live process holds the temporary directory ``path`` (this one's own included: a lock taken
+    through another open of the directory conflicts with it)."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:  # gone meanwhile, or not a directory: nobody's
+        return False
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(handle)  # also lets go of a lock just taken
+    return False
+
+
+def others_writing(out: Path) -> list[str]:
+    """The process ids of the other live commands building ``out`` now (their temporary directories are held).
+
+    Two commands writing one ``--out`` at once would each replace the other's result, both saying it was written.
+    """
+    own = temporary_for(out)
+    return [path.name.rsplit("-", 1)[1] for path in _temporaries(out) if path != own and _is_held(path)]

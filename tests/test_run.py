@@ -121,10 +121,20 @@ def test_folder_with_a_manifest_not_ours_is_not_replaced(tmp_path, monkeypatch, 
 
 
 def test_a_run_directory_of_ours_is_replaced(tmp_path):
+    out = run_simulation(DATA, CONFIG, RunOptions(games=5, seed=1, engine="reference", detail=True), tmp_path / "run")
+    run_simulation(DATA, CONFIG, RunOptions(games=5, seed=2, engine="reference"), out)
+    assert sorted(path.name for path in out.iterdir()) == ["manifest.json", "seats.parquet"]  # its rounds went too
+    assert json.loads((out / "manifest.json").read_text())["config"]["seed"] == 2
+
+
+def test_a_run_directory_replaced_whole_took_a_file_put_into_it_along(tmp_path):
+    # its stale.txt was deleted with it (a review, 2026-11-27): a file no run writes is the user's
     out = run_simulation(DATA, CONFIG, RunOptions(games=5, seed=1, engine="reference"), tmp_path / "run")
     (out / "stale.txt").write_text("from before\n")
-    run_simulation(DATA, CONFIG, RunOptions(games=5, seed=2, engine="reference"), out)
-    assert not (out / "stale.txt").exists() and json.loads((out / "manifest.json").read_text())["config"]["seed"] == 2
+    with pytest.raises(OutputPathError, match=r"holds stale\.txt, which no luna-balance output writes there"):
+        run_simulation(DATA, CONFIG, RunOptions(games=5, seed=2, engine="reference"), out)
+    assert (out / "stale.txt").read_text() == "from before\n"
+    assert json.loads((out / "manifest.json").read_text())["config"]["seed"] == 1
 
 @pytest.mark.slow
 def test_dask_cluster_gives_the_local_numbers(tmp_path):

@@ -1,0 +1,44 @@
+"""Checks of the command line's other output paths, made before a command does its work: ``parity --csv`` and
+``runs-report --out`` (written in place, not replaced whole as :mod:`sim.outputs` replaces a run directory)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from analysis.folder_lock import is_lock_or_temporary
+from analysis.render import is_report_folder
+from sim.outputs import OutputPathError, is_run_directory
+
+
+def check_csv_path(text: str) -> None:
+    """Refuse a ``--csv`` path a table cannot be written at, or should not be: a folder, a place under a file, a
+    symbolic link or an existing file that is not CSV (the table would take its place), or a place inside an
+    output of ours (``r1/seats.parquet``: a run's own file would be replaced, and anything else there is lost
+    with the run when it is next replaced), so such a mistake costs no search. An earlier CSV file is replaced.
+    """
+    path, folder = Path(text), Path(text).parent
+    why = ("no name" if not text else "a symbolic link" if path.is_symlink() else "a folder" if path.is_dir()
+           else f"{folder} is a file" if folder.exists() and not folder.is_dir()
+           else "an existing file that is not CSV" if path.exists() and path.suffix.lower() != ".csv" else "")
+    if not why and (output := next((parent for parent in path.absolute().parents if is_run_directory(parent)),
+                                   None)):
+        why = f"inside {os.path.relpath(output)}, an output of luna-balance"
+    if why:
+        raise OutputPathError(f"--csv: {text!r} is not a file that can be written ({why})")
+
+
+def check_report_out(out: Path, study_file: str) -> None:
+    """Refuse a ``runs-report --out`` that is not a report folder (a report is written into its folder, beside
+    nothing but an earlier report: a folder of other things is the user's, as for ``simulate``) or is a study's
+    (``study_file`` in it: its report.html is the study's, with tables this report would mix into), or a symbolic
+    link to nothing (the folder could not be made)."""
+    if out.is_symlink() and not out.exists():
+        raise OutputPathError(f"--out: {out} is a symbolic link to {os.readlink(out)}, which does not exist")
+    # (a lock or temporary files alone are a report killed before it wrote anything)
+    if (out.is_dir() and any(not is_lock_or_temporary(entry.name) for entry in out.iterdir())
+            and not is_report_folder(out)):
+        raise OutputPathError(f"--out: {out} holds other files and no luna-balance report; refusing to write a "
+                              "report into it")
+    if (out / study_file).is_file():
+        raise OutputPathError(f"--out: {out} is a study; `luna-balance report {out}` rebuilds its report")

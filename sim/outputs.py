@@ -1,0 +1,270 @@
+"""Output directories: checked, built beside ``--out`` and moved into place whole only when complete.
+
+Every command that writes a directory of results (``simulate``, each ``levels`` level, a study's parts, ``tune``,
+``sensitivity``, ``campaign``, ``readings``) goes through :func:`output_directory`. An earlier output at ``--out``
+is replaced whole, so before anything is played this module makes sure the replacement can lose nothing but that
+earlier output: the folder must be ours (its manifest records this package), must hold nothing its kind of output
+does not write itself (:func:`output_kinds`: a report, notes, a study or ``levels`` folders put into a run folder
+would go with it), no file the command reads, and must not be a symbolic link (replacing one would replace the
+link, not the folder it points to). A second command writing the same ``--out`` at the same time is refused
+(:func:`sim.temporaries.others_writing`); parent folders made for a result that then fails are removed again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.crashpoints import crash_point
+from sim.temporaries import create_held, others_writing, release, remove_abandoned, temporary_for
+
+#: The name under which a manifest's ``versions`` records this project: what tells a run directory of ours from
+#: another folder that happens to hold a ``manifest.json`` (a web app's, say), which a run must never replace.
+OWN_PACKAGE = "luna-balance"
+
+# The names written by modules this one cannot import (they import it: analysis.render, analysis.tuning.output) or
+# which name them only in their code (campaign, sensitivity, readings); tests/test_output_replacement.py checks
+# every kind against the files its command really writes, so a name added there and not here fails a test.
+REPORT_NAMES = ("report.md", "report.html", "tables", "figures")  # analysis.render.write_report's
+TUNE_NAMES = ("tuned.toml", "tuning.csv")  # analysis.tuning.output's TUNED_FILE, TUNING_FILE
+AGGREGATE_FILE, HISTOGRAMS_FILE = "aggregate.parquet", "histograms.parquet"  # written by sim.run's Aggregates
+
+
+class OutputPathError(ValueError):
+    """``out`` names a place where no run directory can be written; the message says where and why."""
+
+
+@functools.cache
+def output_kinds() -> dict[str, frozenset[str]]:
+    """The names each kind of output writes at the top of its directory, by kind: what an earlier output at
+    ``--out`` may hold for a command to replace it whole (anything else is someone else's, and would be lost).
+
+    Taken from the modules that define them where they can be imported without a cycle, the rest listed above.
+    """
+    from analysis.schema import MANIFEST_FILE, ROUNDS_FILE, SEATS_FILE
+    from analysis.study.plan import (
+        CARD_SUMMARY_FILE,
+        PAIRS_FILE,
+        ROUND_SUMMARY_FILE,
+        SEAT_SUMMARY_FILE,
+        TIMING_SUMMARY_FILE,
+    )
+
+    report = {MANIFEST_FILE, *REPORT_NAMES}
+    kinds = {
+        # a study's parts are runs whose consumers (analysis/study/summaries.py) add their summaries
+        "run": {MANIFEST_FILE, SEATS_FILE, ROUNDS_FILE, AGGREGATE_FILE, HISTOGRAMS_FILE, SEAT_SUMMARY_FILE,
+                ROUND_SUMMARY_FILE, CARD_SUMMARY_FILE, TIMING_SUMMARY_FILE, PAIRS_FILE},
+        "tune": {*report, *TUNE_NAMES},
+        "sensitivity": {*report, "sensitivity.csv"},
+        "campaign": {*report, "chapters.parquet", "campaigns.parquet", "campaigns.csv"},
+        "readings": {*report, "readings.csv"},
+    }
+    return {kind: frozenset(names) for kind, names in kinds.items()}
+
+
+def foreign_entries(out: Path) -> list[str]:
+    """The names in the output directory ``out`` that no single kind of output writes (empty: it may be replaced).
+
+    An output is of one kind, so its names must all be one kind's: a ``tuned.toml`` in a simulate run is foreign.
+    """
+    names = {entry.name for entry in out.iterdir()}
+    fits = [names - own for own in output_kinds().values()]
+    return [] if not all(fits) else sorted(min(fits, key=len))
+
+
+def is_run_directory(path: Path) -> bool:
+    """Whether ``path`` holds the ``manifest.json`` of a luna-balance output (any command's: every manifest
+    records the package versions, this project's among them)."""
+    try:
+        manifest = json.loads((path / "manifest.json").read_text())
+    except (OSError, ValueError):  # missing, unreadable, not UTF-8 or not JSON: not ours
+        return False
+    versions = manifest.get("versions") if isinstance(manifest, dict) else None
+    return isinstance(versions, dict) and OWN_PACKAGE in versions
+
+
+def _refuse_to_replace(out: Path) -> None:
+    """Refuse to replace a non-empty directory at ``out`` that is not an output of ours, or holds other things."""
+    if not any(out.iterdir()):
+        return
+    if not is_run_directory(out):
+        raise OutputPathError(f"{out}: exists and is not a run directory; refusing to replace it")
+    if foreign := foreign_entries(out):
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        them = "it" if len(foreign) == 1 else "them"
+        raise OutputPathError(f"{out}: holds {shown}, which no luna-balance output writes there; replacing {out} "
+                              f"would delete {them}: move {them} out or choose another --out")
+
+
+def check_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> None:
+    """Refuse an ``out`` no run directory may be written at (a file, a symbolic link, a directory of other things,
+    an earlier output holding more than its own files or one of the command's ``inputs``), creating nothing: a
+    command that writes several runs checks them all before it plays any."""
+    if out.name in ("", ".."):  # "." or "/" or "..": the temporary sibling would have no name
+        raise OutputPathError(f"{out}: name the run directory itself, e.g. {out / 'run'}")
+    try:  # arrow's writers take a path as UTF-8 and raise UnicodeEncodeError, naming no file, on any other
+        str(out.absolute()).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(out).decode("utf-8", "backslashreplace")  # the bytes that are not UTF-8 as \xNN
+        raise OutputPathError(f"{shown}: the path is not valid UTF-8, which the parquet files' writer needs; "
+                              "rename it") from None
+    try:
+        if out.is_symlink():  # os.replace would put the result in the link's place, not in the folder it names
+            raise OutputPathError(f"{out}: is a symbolic link; give the folder it points to ({out.resolve()}) "
+                                  "or another --out")
+        if out.is_dir():
+            _refuse_holding_inputs(out, inputs)  # first: the more precise message
+            _refuse_to_replace(out)
+        elif out.exists():
+            raise OutputPathError(f"{out}: is a file, not a run directory; refusing to replace it")
+    except OSError as error:
+        raise OutputPathError(f"{out}: cannot write a run directory there ({_why(error, out)})") from None
+
+
+def _refuse_holding_inputs(out: Path, inputs: Iterable[str | Path | None]) -> None:
+    """Refuse to replace ``out`` whole when a file the command reads (an overlay, a target file) is inside it: the
+    run would delete its own input, and its manifest would name a file that no longer exists."""
+    root = out.resolve()
+    for given in inputs:
+        if given is not None and root in Path(given).resolve().parents:
+            raise OutputPathError(f"{out}: holds {given}, which this command reads; replacing {out} would delete "
+                                  "it: move the file out of it or choose another --out")
+
+
+@dataclass(frozen=True)
+class Started:
+    """An output being built: its held temporary directory, and the parent folders made for it (deepest last)."""
+
+    temporary: Path
+    held: int
+    made: tuple[Path, ...]
+
+
+def _make_parents(out: Path) -> tuple[Path, ...]:
+    """Create the missing parents of ``out``; returns those it created, outermost first."""
+    missing = []
+    for parent in out.absolute().parents:
+        if parent.exists() or parent.is_symlink():
+            break
+        missing.append(parent)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return tuple(reversed(missing))
+
+
+def _remove_made(made: tuple[Path, ...]) -> None:
+    """Remove the parent folders made for an output that was not written, those still empty (another command may
+    have put something into one meanwhile)."""
+    for folder in reversed(made):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
+def start_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> Started:
+    """Check that a run directory can be written at ``out`` (see :func:`check_output`) and create the temporary
+    one beside it, held (:mod:`sim.temporaries`), after removing those of earlier processes at ``out`` that died.
+
+    Runs before any game is played, so a bad ``out`` costs nothing and leaves nothing behind: not even the parent
+    folders it made (an over-long name fails only when the temporary directory is made).
+    """
+    check_output(out, inputs)
+    temporary = temporary_for(out)
+    made: tuple[Path, ...] = ()
+    try:
+        made = _make_parents(out)
+        remove_abandoned(out)
+        if temporary.exists():
+            shutil.rmtree(temporary)
+        held = create_held(temporary)
+    except OSError as error:
+        _remove_made(made)
+        if error.errno == errno.ENAMETOOLONG:  # the system names only the temporary directory, not why it is longer
+            raise OutputPathError(f"{out}: the name is too long: the folder the result is built in first, "
+                                  f"{temporary.name}, must fit the file system's limit too; shorten it") from None
+        raise OutputPathError(f"{out}: cannot write a run directory there ({_why(error, out)})") from None
+    # Checked once ours is held, so of two commands starting together the later always sees the earlier.
+    if writers := others_writing(out):
+        release(held)
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise OutputPathError(f"{out}: another luna-balance process (pid {writers[0]}) is writing it now; wait for it "
+                              "to finish or choose another --out")
+    return Started(temporary, held, made)
+
+
+@contextlib.contextmanager
+def output_directory(out: Path, inputs: Iterable[str | Path | None] = ()) -> Iterator[Path]:
+    """Build an output directory beside ``out`` and move it into place only when the block completes.
+
+    ``out`` is checked first (:func:`start_output`, before any game is played; ``inputs`` are the files the
+    command reads, which an earlier run at ``out`` must not hold); the block writes into the
+    temporary directory it is given; on any error (or Ctrl-C) the temporary directory is removed and
+    ``out`` is left as it was, so a command's result is all there or not there at all.
+    """
+    started = start_output(out, inputs)
+    temporary, written = started.temporary, False
+    try:
+        yield temporary
+        replace_directory(temporary, out)
+        written = True
+    except OSError as error:
+        if not error.filename:
+            raise os_error_naming(error, out) from error
+        inside = Path(os.fsdecode(error.filename))
+        if temporary not in inside.parents:
+            raise
+        # a file of the temporary directory, which is removed below: name its place in ``out`` instead
+        raise OSError(error.errno, error.strerror, str(out / inside.relative_to(temporary))) from error
+    finally:
+        if temporary.exists():
+            shutil.rmtree(temporary, ignore_errors=True)
+        release(started.held)
+        if not written:
+            _remove_made(started.made)
+
+
+_ERRNO_DETAIL = re.compile(r"\[errno (\d+)\]")
+
+
+def os_error_naming(error: OSError, out: Path) -> OSError:
+    """``error`` as an ``OSError`` naming ``out``, for one that names no file: arrow's writers give the
+    system's reason inside their text ("Error writing bytes to file. Detail: [errno 27] File too large"),
+    a write through a file descriptor gives no name at all."""
+    code = error.errno
+    if code is None and (found := _ERRNO_DETAIL.search(str(error))):
+        code = int(found.group(1))
+    reason = os.strerror(code) if code is not None else error.strerror or str(error) or type(error).__name__
+    return OSError(code, reason, str(out))
+
+
+def _why(error: OSError, out: Path) -> str:
+    """The reason behind ``error`` in words, naming the path it concerns."""
+    existing = next((parent for parent in out.parents if parent.exists()), None)
+    if existing is not None and not existing.is_dir():
+        return f"{existing} is a file, not a directory"  # mkdir would only say "File exists" or "Not a directory"
+    path = error.filename or out
+    return f"{path}: {error.strerror or error}"
+
+
+def replace_directory(temporary: Path, out: Path) -> None:
+    """Move a finished run into place; an existing run directory at ``out`` is replaced whole."""
+    if out.exists() or out.is_symlink():
+        check_output(out)  # again: it may have become a link or gained files while the games were played
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        crash_point("part-moving")
+        os.replace(out, old)
+        os.replace(temporary, out)
+        crash_point("part-moved")
+        shutil.rmtree(old)
+    else:
+        crash_point("part-moving")
+        os.replace(temporary, out)
+        crash_point("part-moved")
+

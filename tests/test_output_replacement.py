@@ -1,0 +1,203 @@
+"""Replacing an earlier output: what a review (2026-11-27) found lost or left behind, and what may be replaced.
+
+The names say what each case used to do. Every refusal is one line, exit 2, with nothing changed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from sim.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SIMULATE = ["simulate", "--seats", "luna:5", "--games", "20", "--engine", "reference", "--quiet"]
+
+
+def one_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith("luna-balance: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+def tree(root: Path) -> dict[str, bytes | None]:
+    """Every path under ``root`` (hidden ones too), with a file's bytes: what "nothing changed" compares."""
+    return {str(path.relative_to(root)): path.read_bytes() if path.is_file() and not path.is_symlink() else None
+            for path in sorted(root.rglob("*"))}
+
+
+def test_a_rerun_deleted_the_report_and_notes_put_into_its_run_folder(tmp_path, capsys):
+    out = tmp_path / "l5"
+    assert main([*SIMULATE, "--out", str(out)]) == 0
+    assert main(["runs-report", str(out), "--out", str(out / "report")]) == 0
+    (out / "notes.md").write_text("notes\n")
+    before = tree(tmp_path)
+    capsys.readouterr()
+    assert main([*SIMULATE, "--games", "30", "--out", str(out)]) == 2
+    assert f"{out}: holds notes.md, report, which no luna-balance output writes there" in one_line(capsys)
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("command", [
+    ["levels", "--levels", "5", "--games", "20", "--engine", "reference", "--quiet"],
+    ["study", "--levels", "3", "--games", "30", "--profiles", "balanced", "--engine", "reference", "--quiet",
+     "--name", "inside"],
+])
+def test_a_rerun_deleted_level_folders_or_a_study_written_into_its_run_folder(tmp_path, capsys, command):
+    out = tmp_path / "run"
+    assert main([*SIMULATE, "--out", str(out)]) == 0
+    where = ["--results-dir", str(out)] if command[0] == "study" else ["--out", str(out)]
+    assert main([*command, *where]) == 0
+    before = tree(tmp_path)
+    capsys.readouterr()
+    assert main([*SIMULATE, "--out", str(out)]) == 2
+    assert "which no luna-balance output writes there" in one_line(capsys)
+    assert tree(tmp_path) == before
+
+
+def test_a_file_of_another_kind_of_output_is_not_a_runs_own(tmp_path, capsys):
+    # a tuning's tuned.toml copied into a run folder is the user's there, though tune writes one of that name
+    out = tmp_path / "run"
+    assert main([*SIMULATE, "--out", str(out)]) == 0
+    (out / "tuned.toml").write_text("[luna]\n")
+    capsys.readouterr()
+    assert main([*SIMULATE, "--out", str(out)]) == 2
+    assert "holds tuned.toml," in one_line(capsys)
+    assert (out / "tuned.toml").read_text() == "[luna]\n"
+
+
+def test_an_earlier_run_with_other_files_of_its_own_is_still_replaced(tmp_path):
+    out = tmp_path / "run"
+    assert main([*SIMULATE, "--detail", "rounds", "--out", str(out)]) == 0
+    assert main([*SIMULATE, "--aggregate-only", "--out", str(out)]) == 0  # luna_rounds and seats go
+    assert sorted(path.name for path in out.iterdir()) == ["aggregate.parquet", "histograms.parquet", "manifest.json"]
+    assert main([*SIMULATE, "--seed", "8", "--out", str(out)]) == 0
+    assert sorted(path.name for path in out.iterdir()) == ["manifest.json", "seats.parquet"]
+    assert json.loads((out / "manifest.json").read_text())["config"]["seed"] == 8
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
+
+
+@pytest.mark.parametrize("command", [
+    [*SIMULATE, "--detail", "rounds"],
+    [*SIMULATE, "--aggregate-only"],
+    ["tune", str(ROOT / "examples" / "tune_level4.toml"), "--games", "40", "--engine", "reference", "--quiet"],
+    ["campaign", "--seats", "scripted:balanced,luna", "--campaigns", "2", "--chapters", "1", "--engine", "reference",
+     "--quiet"],
+    ["readings", "--levels", "5", "--games", "2", "--engine", "reference", "--quiet"],
+    ["sensitivity", "--level", "7", "--opponent", "none", "--games", "10", "--no-cards", "--quiet"],
+], ids=["simulate-detail", "simulate-aggregate", "tune", "campaign", "readings", "sensitivity"])
+def test_every_command_writes_only_names_its_kind_of_output_lists(tmp_path, command):
+    """sim.outputs.output_kinds is checked against what each command really writes: a file a writer adds and the
+    list lacks would make every rerun of that command refuse its own earlier output."""
+    from sim.outputs import foreign_entries
+
+    out = tmp_path / "out"
+    assert main([*command, "--out", str(out)]) == 0
+    assert foreign_entries(out) == []
+    assert main([*command, "--out", str(out)]) == 0  # and so a rerun replaces it
+
+
+def test_the_names_output_kinds_copies_are_those_their_writers_define():
+    # sim.outputs cannot import the modules that define them (they import sim.run, which imports sim.outputs)
+    from analysis.render import REPORT_FOLDERS
+    from analysis.tuning.output import TUNED_FILE, TUNING_FILE
+    from sim.outputs import REPORT_NAMES, TUNE_NAMES
+
+    assert set(REPORT_NAMES) == {"report.md", "report.html", *REPORT_FOLDERS}
+    assert TUNE_NAMES == (TUNED_FILE, TUNING_FILE)
+
+
+def test_out_as_a_symbolic_link_was_replaced_by_a_folder_and_left_debris(tmp_path, capsys):
+    real = tmp_path / "real"
+    assert main([*SIMULATE, "--out", str(real)]) == 0
+    link = tmp_path / "link"
+    link.symlink_to("real")
+    before = tree(tmp_path)
+    capsys.readouterr()
+    assert main([*SIMULATE, "--seed", "2", "--out", str(link)]) == 2
+    assert f"{link}: is a symbolic link; give the folder it points to ({real.resolve()})" in one_line(capsys)
+    assert tree(tmp_path) == before and link.is_symlink()
+    (tmp_path / "dangling").symlink_to("gone")  # a link to nothing would be replaced by the run as well
+    assert main([*SIMULATE, "--out", str(tmp_path / "dangling")]) == 2
+    assert "is a symbolic link" in one_line(capsys)
+    assert (tmp_path / "dangling").is_symlink() and not (tmp_path / "gone").exists()
+
+
+def test_runs_report_out_linking_to_nothing_was_file_exists(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert main([*SIMULATE, "--out", str(run)]) == 0
+    link = tmp_path / "link"
+    link.symlink_to("reports/ok")
+    capsys.readouterr()
+    assert main(["runs-report", str(run), "--out", str(link)]) == 2
+    assert one_line(capsys) == f"luna-balance: --out: {link} is a symbolic link to reports/ok, which does not exist\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["link", "run"]
+
+
+def test_two_simulates_on_one_out_both_said_written(tmp_path, capsys):
+    out = tmp_path / "run"
+    other = tmp_path / ".run.partial-999999"  # another process's run at out, under way
+    other.mkdir()
+    handle = os.open(other, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # flock: held per open, so this process counts as another
+        assert main([*SIMULATE, "--out", str(out)]) == 2
+        assert one_line(capsys) == (f"luna-balance: {out}: another luna-balance process (pid 999999) is writing it "
+                                    "now; wait for it to finish or choose another --out\n")
+        assert sorted(path.name for path in tmp_path.iterdir()) == [".run.partial-999999"]
+    finally:
+        os.close(handle)
+    assert main([*SIMULATE, "--out", str(out)]) == 0  # its holder gone, its folder is removed as abandoned
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
+
+
+def test_an_out_name_too_long_left_its_new_parent_folders(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    name = "a" * 250  # fits; the temporary folder beside it, ".<name>.partial-<pid>", does not
+    assert main([*SIMULATE, "--out", f"new1/new2/{name}"]) == 2
+    assert "the name is too long" in one_line(capsys)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_huge_chunk_size_was_a_numpy_memory_traceback(tmp_path, capsys):
+    out = tmp_path / "big" / "x"
+    assert main(["simulate", "--seats", "luna:5", "--games", "1000000000000", "--chunk-size", "1000000000000",
+                 "--out", str(out), "--aggregate-only", "--quiet"]) == 2
+    line = one_line(capsys)
+    assert line.startswith("luna-balance: --chunk-size: 1000000000000 games of this table make a chunk of ")
+    assert "at most " in line and list(tmp_path.iterdir()) == []
+
+
+def test_a_chunk_size_beyond_the_games_is_the_games(tmp_path):
+    out = tmp_path / "run"
+    assert main([*SIMULATE, "--chunk-size", "1000000000000", "--out", str(out)]) == 0
+    assert json.loads((out / "manifest.json").read_text())["config"]["chunk_size"] == 20
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("run/seats.parquet", "an existing file that is not CSV"),
+    ("run/parity.csv", "inside run, an output of luna-balance"),
+    ("notes.txt", "an existing file that is not CSV"),
+    ("link.csv", "a symbolic link"),
+])
+def test_parity_csv_overwrote_a_runs_parquet_file(tmp_path, capsys, monkeypatch, name, why):
+    import analysis.parity
+
+    monkeypatch.chdir(tmp_path)
+    assert main([*SIMULATE, "--out", "run"]) == 0
+    Path("notes.txt").write_text("mine\n")
+    Path("link.csv").symlink_to("notes.txt")
+    before = tree(tmp_path)
+
+    def no_search(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the search ran")
+
+    monkeypatch.setattr(analysis.parity, "parity_table", no_search)
+    capsys.readouterr()
+    assert main(["parity", "--profile", "balanced", "--levels", "3", "--games", "10", "--csv", name, "--quiet"]) == 2
+    assert one_line(capsys) == f"luna-balance: --csv: {name!r} is not a file that can be written ({why})\n"
+    assert tree(tmp_path) == before
