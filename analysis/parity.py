@@ -7,6 +7,11 @@ finds where it crosses 1/2. The 95% interval inverts the pointwise Wilson interv
 strength whose win rate's upper Wilson bound reaches 1/2 to the strength whose lower bound does, each end
 taken on its outer side of the bisection's last step and rounded outward, so that the search's resolution
 widens the interval rather than narrowing it.
+
+A profile may never win half its games at any strength tried (up to :data:`HIGHEST_STRENGTH`), or win more
+than half even at the lowest (:data:`LOWEST_STRENGTH`): its strength at parity is then not reached, given as
+NaN with a ``note`` ("not reached: above 64") and an interval open on that side, never as the end of the
+range tried, which read like a measured strength.
 """
 
 from __future__ import annotations
@@ -28,6 +33,10 @@ from sim.gamedata import GameData
 #: The finest bisection a search accepts: :class:`WinRateCurve` plays strengths rounded to 6 decimals, so a
 #: finer one would only replay the same strength (and below about 2e-16 the bracket cannot narrow at all).
 MIN_PARITY_TOLERANCE = 1e-6
+#: The search widens its bracket (from 0.25-4) by halving and doubling up to these strengths, and no further:
+#: a profile that loses at 64 times its data's steps and resources is not going to hold even.
+LOWEST_STRENGTH = 0.25 / 2**8
+HIGHEST_STRENGTH = 64.0
 
 
 def check_tolerance(tolerance: float) -> float:
@@ -43,12 +52,13 @@ def check_tolerance(tolerance: float) -> float:
 @dataclass(frozen=True)
 class ParityResult:
     level: int
-    strength: float  # where the win rate crosses 1/2
-    low: float  # 95% interval of that strength
+    strength: float  # where the win rate crosses 1/2, rounded as printed; NaN when not reached (see ``note``)
+    low: float  # 95% interval of that strength (0 or inf on the side where it is not reached)
     high: float
-    win_rate: float  # measured at ``strength``
+    win_rate: float  # measured at ``strength`` as rounded; when not reached, at the end of the range tried
     games: int
     evaluations: int  # distinct strengths played
+    note: str = ""  # "" when parity is reached, else "not reached: above 64" or "not reached: below 0.000977"
 
 
 class WinRateCurve:
@@ -118,24 +128,42 @@ def strength_at_parity(curve: WinRateCurve, low: float = 0.25, high: float = 4.0
 
     The strength is rounded to :func:`strength_decimals` of ``tolerance``; its interval runs from the outer
     ends of the bisection brackets of its two ends, rounded outward, so neither the bisection nor the rounding
-    narrows it (it is up to about two tolerances wider on each side than the exact inversion)."""
+    narrows it (it is up to about two tolerances wider on each side than the exact inversion). The win rate is
+    played at the strength as rounded, the one shown. When the win rate stays below 1/2 up to
+    :data:`HIGHEST_STRENGTH` (or above it down to :data:`LOWEST_STRENGTH`), parity is not reached: the strength
+    is NaN, ``note`` says which side, and the interval keeps its one end that the games settle."""
     check_tolerance(tolerance)
-    while curve(low) > 0.5 and low > 1e-3:
+    while curve(low) > 0.5 and low > LOWEST_STRENGTH:
         low /= 2
-    while curve(high) < 0.5 and high < 64:
+    while curve(high) < 0.5 and high < HIGHEST_STRENGTH:
         high *= 2
-    strength = _crossing(curve, 0.5, low, high, tolerance)
+    decimals = strength_decimals(tolerance)
+    # Not reached: the crossing would be the end of the range tried, a made-up strength (64.00 (63.98-64.00)
+    # for a profile winning none of its games); the interval's inner end is still found below.
+    above, below = curve(high) < 0.5, curve(low) > 0.5
+    strength = high if above else low if below else _crossing(curve, 0.5, low, high, tolerance)
     # Each end of the interval is the outer end of its bracket, rounded outward: the middle of the bracket,
     # rounded to the nearest, moved each end inward by up to a tolerance, and when the interval is about as
     # narrow as the tolerance (10,000 games and more) that left it covering the true strength far less often
     # than 95 % (as little as 0.3 % in the calibration tests; 0.98 (0.98-0.98) in the README's table).
     upper_reaches, _ = _bracket(lambda s: curve.bounds(s)[1], 0.5, low, strength, tolerance)
     _, lower_reaches = _bracket(lambda s: curve.bounds(s)[0], 0.5, strength, high, tolerance)
-    decimals = strength_decimals(tolerance)
     interval_low, interval_high = _round_outward(upper_reaches, lower_reaches, decimals)
-    return ParityResult(level=curve.level, strength=round(strength, decimals), low=interval_low,
-                        high=interval_high, win_rate=curve(strength), games=curve.games,
-                        evaluations=len(curve.cache))
+    if above or below:
+        end = high if above else low
+        # the search brackets each end to within a tolerance of the range's end, even when the win rate's
+        # interval there is clear of 1/2; the open interval then starts at the end itself (64, not 63.99)
+        if above and curve.bounds(high)[1] < 0.5:
+            interval_low = high
+        if below and curve.bounds(low)[0] > 0.5:
+            interval_high = _round_outward(low, low, 6)[1]
+        return ParityResult(level=curve.level, strength=math.nan, low=interval_low if above else 0.0,
+                            high=math.inf if above else interval_high, win_rate=curve(end), games=curve.games,
+                            evaluations=len(curve.cache),
+                            note=f"not reached: {'above' if above else 'below'} {end:.3g}")
+    shown = round(strength, decimals)
+    return ParityResult(level=curve.level, strength=shown, low=interval_low, high=interval_high,
+                        win_rate=curve(shown), games=curve.games, evaluations=len(curve.cache))
 
 
 def parity_table(data: GameData, profile: str, levels: list[int], games: int, seed: int, engine: str,

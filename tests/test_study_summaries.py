@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 from analysis.schema import SCORE_COLUMNS
 from analysis.study import load_study, read_plan
 from analysis.study.content import frame_tables
-from analysis.study.findings import findings_sentences, findings_table
+from analysis.study.findings import findings_sentences, findings_table, parity_sentences
 from analysis.study.plan import StudyError, rerun_command
 from analysis.study.summaries import (
     ROUND_SUMMARY_FILE,
@@ -230,16 +230,22 @@ def test_findings_table_has_one_row_per_level_with_intervals():
     scores = pd.DataFrame({"level": [4, 5], "mean": [366.04, 390.26], "low": [356.6, 379.9], "high": [375.4, 400.7]})
     win_rates = pd.DataFrame({"opponent": ["balanced", "balanced"], "level": [4, 5], "win_rate": [0.412, 0.271],
                               "ci_low": [0.328, 0.199], "ci_high": [0.502, 0.357]})
-    parity = pd.DataFrame({"profile": ["balanced"], "level": [5], "strength": [1.177], "low": [1.173],
-                           "high": [1.185]})
+    # strengths to 2 decimals, as the parity section gives them (regression: Findings showed "1.070 (1.030 to 1.090)"
+    # for the section's 1.07); a parity not reached shows its note, not the end of the range tried
+    parity = pd.DataFrame({"profile": ["balanced", "balanced"], "level": [4, 5], "strength": [float("nan"), 1.18],
+                           "low": [64.0, 1.17], "high": [float("inf"), 1.19], "win_rate": [0.0, 0.5],
+                           "note": ["not reached: above 64", ""]})
     table = findings_table(scores, steps((5, 24.4, 14.0, 34.7)), win_rates, parity)
     assert table.to_dict("records") == [
         {"level": 4, "Luna alone: mean score": "366.0 (356.6 to 375.4)", "step from level below": "",
-         "balanced wins %": "41.2 (32.8 to 50.2)", "balanced strength at parity": ""},
+         "balanced wins %": "41.2 (32.8 to 50.2)", "balanced strength at parity": "not reached: above 64"},
         {"level": 5, "Luna alone: mean score": "390.3 (379.9 to 400.7)", "step from level below":
          "+24.4 (+14.0 to +34.7)", "balanced wins %": "27.1 (19.9 to 35.7)",
-         "balanced strength at parity": "1.177 (1.173 to 1.185)"},
+         "balanced strength at parity": "1.18 (1.17 to 1.19)"},
     ]
+    assert parity_sentences(parity) == [
+        "Against level 4, balanced never wins half its games, even at strength 64 (0.0 % of its games): no strength "
+        "at parity was found (not reached: above 64)."]
 
 
 def test_report_of_parts_without_summaries_is_a_one_line_error(kept, tmp_path, capsys):

@@ -268,7 +268,11 @@ PARITY_TEXT = (
     "The strength at which each profile wins half its games against Luna (ties count half), per level, with a"
     " 95 % interval (`luna-balance parity`'s search: the same games at every strength tried, bisection to"
     " {tolerance}). Above 1 the profile needs to play stronger than its data to hold even; below 1, weaker is"
-    " enough. {games} games per strength tried; `evaluations` is the number of strengths tried.{passive}"
+    " enough. Strengths are given to 2 decimals, what the bisection settles; `win_rate` is played at the strength"
+    " as shown. {games} games per strength tried; `evaluations` is the number of strengths tried. A profile that"
+    " never wins half its games up to strength 64 (or wins more than half even at 0.000977) has no strength at"
+    " parity: its strength is empty, its interval open on that side, `win_rate` is played at that end and"
+    " `note` says 'not reached'.{passive}"
 )
 
 

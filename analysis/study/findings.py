@@ -14,9 +14,11 @@ from itertools import pairwise
 import pandas as pd
 
 from analysis.intervals import difference_interval
+from analysis.parity import strength_decimals
 from analysis.render import signed
 from analysis.schema import BASE_VARIANT, LUNA, SCORE_TOTAL, SCRIPTED
 from analysis.study import summary_tables as st
+from analysis.study.plan import PARITY_TOLERANCE
 from analysis.study.summaries import StudySummary
 
 #: Adjacent levels whose win rates against this profile differ by less than CLOSE_WIN_RATES are named.
@@ -77,7 +79,8 @@ def findings_table(scores: pd.DataFrame, steps: pd.DataFrame, win_rates: pd.Data
     win_rates
         ``opponent, level, win_rate, ci_low, ci_high``: each opponent's win rate against her.
     parity
-        Optional ``profile, level, strength, low, high``: the strength at which a profile wins half.
+        Optional ``profile, level, strength, low, high`` (and ``note``): the strength at which a profile wins
+        half, to the decimals its bisection settles; one not reached (NaN) shows its note.
 
     Returns
     -------
@@ -101,10 +104,36 @@ def findings_table(scores: pd.DataFrame, steps: pd.DataFrame, win_rates: pd.Data
     if parity is not None:
         for profile, rows in parity.groupby("profile", sort=True):
             found = rows.set_index("level")
-            table[f"{profile} strength at parity"] = [
-                _interval(*found.loc[level, ["strength", "low", "high"]], digits=3) if level in found.index else ""
-                for level in table["level"]]
+            table[f"{profile} strength at parity"] = [_parity_cell(found.loc[level]) if level in found.index else ""
+                                                      for level in table["level"]]
     return table
+
+
+def _parity_cell(row: pd.Series) -> str:
+    """A strength at parity to the decimals its bisection settles (the parity section's), or why there is none."""
+    if pd.isna(row["strength"]):  # not reached: the end of the range tried is no strength at parity
+        note = row.get("note")
+        return str(note) if isinstance(note, str) and note else "not reached"
+    return _interval(*row[["strength", "low", "high"]], digits=strength_decimals(PARITY_TOLERANCE))
+
+
+def parity_sentences(parity: pd.DataFrame | None) -> list[str]:
+    """One sentence per profile and level whose strength at parity the search did not reach.
+
+    Parameters
+    ----------
+    parity
+        ``profile, level, strength, win_rate, note`` (:func:`analysis.parity.strength_at_parity`'s results).
+    """
+    if parity is None or parity.empty:
+        return []
+    sentences = []
+    for row in parity[parity["strength"].isna()].sort_values(["profile", "level"]).itertuples(index=False):
+        side = "never wins half its games, even at" if "above" in str(row.note) else "wins more than half, even at"
+        end = str(row.note).rsplit(" ", 1)[-1]
+        sentences.append(f"Against level {row.level}, {row.profile} {side} strength {end} ({100 * row.win_rate:.1f} %"
+                         f" of its games): no strength at parity was found ({row.note}).")
+    return sentences
 
 
 def findings_sentences(steps: pd.DataFrame, win_rates: pd.DataFrame | None = None,
@@ -170,4 +199,4 @@ def study_findings(summary: StudySummary, tables: Mapping[str, pd.DataFrame]) ->
     steps = solo_steps(summary)
     win_rates = opponent_win_rates(summary)
     table = findings_table(solo_scores(summary), steps, win_rates, tables.get("parity"))
-    return table, findings_sentences(steps, win_rates)
+    return table, findings_sentences(steps, win_rates) + parity_sentences(tables.get("parity"))

@@ -39,7 +39,8 @@ from sim.dispatch import ordered_results
 from sim.gamedata import GameData
 
 #: Columns of the study's ``strength_at_parity`` table.
-PARITY_COLUMNS = ("variant", "profile", "level", "strength", "low", "high", "win_rate", "games", "evaluations")
+PARITY_COLUMNS = ("variant", "profile", "level", "strength", "low", "high", "win_rate", "games", "evaluations",
+                  "note")
 
 
 def search_engine(engine: str, data: GameData, task: ParityTask, plan: StudyPlan) -> str:
@@ -117,5 +118,7 @@ def parity_frame(study_dir: str | Path, plan: StudyPlan) -> pd.DataFrame:
                              f"{rerun_command(plan, root)}")
         stored = read_json(root / task.file) or {}
         result = stored["result"]
-        rows.append({"variant": task.variant, "profile": task.profile, **result})
-    return pd.DataFrame(rows, columns=list(PARITY_COLUMNS))
+        rows.append({"variant": task.variant, "profile": task.profile, "note": "", **result})
+    table = pd.DataFrame(rows, columns=list(PARITY_COLUMNS))
+    # a CSV writes the NaN, inf and 0 of a parity not reached as they are; the note says why
+    return table.astype({"strength": "float64", "low": "float64", "high": "float64", "note": "object"})

@@ -53,6 +53,8 @@ PARITY_COMMAND_GAMES = 20_000
 DEFAULT_READINGS_GAMES = 20_000
 #: Bisection width of a strength at parity, shared by the ``parity`` command and the study.
 PARITY_TOLERANCE = 0.01
+#: Version of a stored parity result: 2 measures the win rate at the strength shown and notes a parity not reached.
+PARITY_RESULT_FORMAT = 2
 #: Version of the study.json layout; bump when its meaning changes.
 STUDY_FORMAT = 1
 #: The manifest settings that decide whether a stored part is the part wanted. Engine, workers and
@@ -582,7 +584,7 @@ def expected_parity(plan: StudyPlan, task: ParityTask) -> dict[str, Any]:
     """The settings a finished parity search of ``task`` records; a stored result with others is stale."""
     return {"profile": task.profile, "level": task.level, "games": plan.parity_games, "seed": plan.seed,
             "rounds": plan.rounds, "start_bonus": plan.start_bonus, "board": plan.board, "tolerance": PARITY_TOLERANCE,
-            "overlay_digest": task.overlay_digest}
+            "overlay_digest": task.overlay_digest, "format": PARITY_RESULT_FORMAT}
 
 
 def parity_is_finished(study_dir: Path, plan: StudyPlan, task: ParityTask, data_digest: str | None = None) -> bool:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from analysis.intervals import t95, wilson_interval
-from analysis.parity import WinRateCurve, strength_at_parity
+from analysis.parity import HIGHEST_STRENGTH, LOWEST_STRENGTH, WinRateCurve, strength_at_parity
 from analysis.tuning.parameters import invalid_reason, overlay_for, variant_data
 from analysis.tuning.search import Measure, Point
 from analysis.tuning.targets import Goal
@@ -129,7 +129,10 @@ class ParityEvaluator:
             curve = WinRateCurve(self.candidates.data(point), self.goal.metric.profile, self.goal.level, games,
                                  self.seed, self.engine)
             result = strength_at_parity(curve, tolerance=TUNE_PARITY_TOLERANCE)
-            self.found[(point, games)] = Measure(result.strength, result.low, result.high, games)
+            value = result.strength
+            if math.isnan(value):  # not reached: the end of the range tried, with the interval open beyond it
+                value = HIGHEST_STRENGTH if math.isinf(result.high) else LOWEST_STRENGTH
+            self.found[(point, games)] = Measure(value, result.low, result.high, games)
         return self.found[(point, games)]
 
 

@@ -73,3 +73,37 @@ def test_parity_tolerance_finer_than_the_strengths_played_is_refused(capsys, tol
                  "--tolerance", tolerance]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("luna-balance: --tolerance: must be at least 1e-06")
+
+
+class FlatCurve(LogisticCurve):
+    """A profile whose win rate is the same at every strength: it never crosses one half."""
+
+    def __init__(self, rate: float, games: int) -> None:
+        super().__init__(1.0, games)
+        self.rate = rate
+
+    def __call__(self, strength: float) -> float:
+        self.cache[strength] = self.rate
+        return self.rate
+
+
+def test_parity_never_reached_is_not_reported_as_strength_64():
+    # bug: a profile winning none of its games printed "64.00 63.98 64.00 win_rate 0.0", a made-up strength
+    result = strength_at_parity(FlatCurve(0.0, games=300))
+    assert math.isnan(result.strength)
+    assert (result.low, result.high, result.win_rate) == (64.0, math.inf, 0.0)
+    assert result.note == "not reached: above 64"
+
+
+def test_parity_passed_even_at_the_lowest_strength_is_not_reported_as_a_strength():
+    result = strength_at_parity(FlatCurve(1.0, games=300))
+    assert math.isnan(result.strength) and result.low == 0.0 and result.high < 0.001
+    assert result.note == "not reached: below 0.000977" and result.win_rate == 1.0
+
+
+def test_parity_win_rate_is_played_at_the_strength_shown():
+    # bug: win_rate was played at the unrounded bisection midpoint (0.4991), not at the 0.98 printed (0.4945)
+    curve = LogisticCurve(1.2345678, games=10_000)
+    result = strength_at_parity(curve)
+    assert result.strength == round(result.strength, 2) and result.note == ""
+    assert result.win_rate == curve(result.strength)
