@@ -20,6 +20,7 @@ from typing import Any
 
 from analysis.render import ReportFiles, atomic_write
 from analysis.schema import BASE_VARIANT, MANIFEST_FILE
+from analysis.study.checks import check_variants
 from analysis.study.content import render_study_dir
 from analysis.study.lock import holding_study_lock
 from analysis.study.parity_step import run_parity
@@ -250,6 +251,10 @@ def run_study(
                       command=command, strengths=strengths, rounds=rounds, start_bonus=start_bonus, parity=parity,
                       parity_games=parity_games, backend=backend, scheduler=scheduler, board=board,
                       readings_games=readings_games)
+    # every part and search checked against its variant's data before anything is written or played: a variant
+    # that cannot seat a part was found only after every base part had been played
+    check_variants(plan, {BASE_VARIANT: load_game_data(),
+                          **{variant.name: load_game_data(variant.source) for variant in plan.variants}})
     # Chunks small enough that every thread of the cluster gets some (chunking never changes a number).
     threads = cluster_threads(plan.scheduler) if plan.backend == "dask" and plan.scheduler else workers
     study_dir.mkdir(parents=True, exist_ok=True)
