@@ -199,7 +199,7 @@ def test_a_missing_target_file_and_bad_games(tmp_path, capsys):
     path = _write(tmp_path / "t.toml", "[levels.5]\nmetric = 'luna_mean_score'\ntarget = 1\ntolerance = 1\n"
                   "move = ['levels.5.grade2']\n")
     assert main(["tune", str(path), "--out", str(tmp_path / "out"), "--games", "0"]) == 2
-    assert "--games: must be at least 1" in capsys.readouterr().err
+    assert "--games: must be at least 2" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 

@@ -31,10 +31,10 @@ from analysis.render import Section, atomic_write, write_report
 from analysis.schema import MANIFEST_FILE
 from analysis.tuning.parameters import write_overlay
 from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED, Measure, distance
-from analysis.tuning.targets import read_targets
+from analysis.tuning.targets import read_targets, seating_problem
 from analysis.tuning.tune import GoalResult, TuneResult, start_data, tune
 from sim.config import check_count, check_seed
-from sim.gamedata import load_game_data
+from sim.gamedata import DataError, load_game_data
 from sim.run import output_directory, package_versions
 
 TUNED_FILE = "tuned.toml"
@@ -220,11 +220,16 @@ def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE
     sim.run.OutputPathError
         No directory can be written at ``out`` (checked before any game is played).
     """
-    check_count(games, "games", 1)
+    # one game gave a mean score's interval as [-inf, inf] and played on; readings and sensitivity ask 2 too
+    check_count(games, "games", 2)
     check_seed(seed)
     start_overlay, raw_luna = start_data(overlay)
     profiles = load_game_data(start_overlay or None).players.profiles
     targets = read_targets(target_file, raw_luna, profiles)
+    # read from the overlay's file, so that a problem names it (the tuner's own copy is "<start>")
+    problem = seating_problem(targets, load_game_data(overlay))
+    if problem:
+        raise DataError([problem])
     out = Path(out)
     with output_directory(out, inputs=(target_file, overlay)) as temporary:
         result = tune(targets, start_overlay, raw_luna, games, seed, engine, log=log,

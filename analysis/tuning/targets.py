@@ -45,11 +45,12 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from analysis.parity import HIGHEST_STRENGTH
 from analysis.tuning.options import SCORE_METRIC, WIN_METRIC
 from analysis.tuning.parameters import TOKEN_TRACKS, Parameter, card_parameters, level_parameters
-from sim.config import ConfigError, Seat, parse_seats
+from sim.config import DEFAULT_START_BONUS, ConfigError, Seat, parse_seats
 from sim.constants import LEVELS, MAX_LEVEL, MAX_SEATS, MIN_LEVEL
-from sim.gamedata import LEVEL_KEYS, DataError, read_toml, validate_data
+from sim.gamedata import LEVEL_KEYS, DataError, GameData, read_toml, starting_token_shortfall, validate_data
 from sim.playerdata import Profile
 from sim.strict import Strict
 
@@ -62,11 +63,29 @@ _METRIC_LABELS = {"luna_win_rate": "Luna's win rate", "luna_mean_score": "Luna's
                   "parity_strength": "strength at parity"}
 
 
+#: What each metric can measure, the range a target and a tolerance must lie in: a win rate is a share; Luna's
+#: mean score stays in the hundreds (MAX_SCORE_TARGET is far above any level's, and keeps the plots finite); a
+#: strength at parity is searched up to HIGHEST_STRENGTH and is "not reached" beyond it.
+MAX_SCORE_TARGET = 10_000.0
+METRIC_RANGES = {WIN_METRIC: (0.0, 1.0), SCORE_METRIC: (0.0, MAX_SCORE_TARGET), PARITY_METRIC: (0.0, HIGHEST_STRENGTH)}
+_RANGE_WORDS = {WIN_METRIC: "a win rate is between 0 and 1",
+                SCORE_METRIC: f"a mean score is between 0 and {MAX_SCORE_TARGET:g}",
+                PARITY_METRIC: f"a strength at parity is above 0 and at most {HIGHEST_STRENGTH:g} (the most searched)"}
+
+
 class _Goal(Strict):
     metric: Literal[METRICS]  # type: ignore[valid-type]
     opponent: str | None = None
     profile: str | None = None
     tolerance: float = Field(gt=0)
+
+    @model_validator(mode="after")
+    def _tolerance_in_range(self) -> _Goal:
+        # 1e308 was accepted, and the report's plots warned of overflows: no tolerance wider than the metric's range
+        low, high = METRIC_RANGES[self.metric]
+        if not self.tolerance <= high - low:
+            raise ValueError(f"tolerance: at most {high - low:g} ({_RANGE_WORDS[self.metric]}), got {self.tolerance:g}")
+        return self
 
     @model_validator(mode="after")
     def _metric_options(self) -> _Goal:
@@ -90,10 +109,10 @@ class LevelGoalFields(_Goal):
 
     @model_validator(mode="after")
     def _target_and_bounds(self) -> LevelGoalFields:
-        if self.metric == "luna_win_rate" and not 0 <= self.target <= 1:  # a share: a search can never reach it
-            raise ValueError(f"target: a win rate is between 0 and 1, got {self.target:g}")
-        if self.metric == "parity_strength" and self.target <= 0:
-            raise ValueError(f"target: a strength is above 0, got {self.target:g}")
+        # beyond its metric's range a search can never reach a target (a win rate of 1.2, a score of 1e308)
+        low, high = METRIC_RANGES[self.metric]
+        if not low <= self.target <= high or (self.metric == PARITY_METRIC and self.target == low):
+            raise ValueError(f"target: {_RANGE_WORDS[self.metric]}, got {self.target:g}")
         for name, (low, high) in self.bounds.items():
             if low > high:
                 raise ValueError(f"bounds: {name}: low {low} is above high {high}")
@@ -333,3 +352,18 @@ def ladder_targets(goals: Sequence[Goal], low: float, high: float) -> tuple[Goal
     span = MAX_LEVEL - MIN_LEVEL
     return tuple(Goal(goal.level, goal.metric, low + (high - low) * (goal.level - MIN_LEVEL) / span, goal.tolerance,
                       goal.free) for goal in goals)
+
+
+def seating_problem(targets: Targets, data: GameData, start_bonus: str = DEFAULT_START_BONUS) -> str:
+    """Why ``data`` cannot seat the games of some goal (too few starting tokens for its seats), or ``""``.
+
+    The engines refuse such a game only when it is played, with a message naming ``--engine`` and the
+    tuner's in-memory data (``<start>``); checked up front, the message names the target and the data's files.
+    """
+    for goal in targets.goals:
+        seats = 2 if goal.metric.kind == PARITY_METRIC else len(goal.metric.seats(goal.level))
+        shortfall = starting_token_shortfall(data, start_bonus, seats)
+        if shortfall:
+            where = "ladder" if targets.ladder else f"levels.{goal.level}"
+            return f"{targets.path}: {where}: {goal.metric.label} plays {seats} seats; {shortfall}"
+    return ""
