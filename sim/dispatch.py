@@ -56,9 +56,7 @@ def ordered_results(function: Callable[..., Any], calls: Iterable[tuple[Any, ...
 
     tasks = (delayed(function)(*call) for call in calls)
     if backend == "dask":
-        from dask.distributed import Client
-
-        with _closed_connections_unlogged(), Client(scheduler) as client, parallel_config(backend="dask"):
+        with _closed_connections_unlogged(), connect(scheduler) as client, parallel_config(backend="dask"):
             jobs = workers if workers > 1 else max(1, sum(client.nthreads().values()))
             yield from _closed_quietly(Parallel(n_jobs=jobs, return_as="generator")(tasks))
         return
@@ -68,6 +66,42 @@ def ordered_results(function: Callable[..., Any], calls: Iterable[tuple[Any, ...
     with parallel_config(backend="loky", initializer=end_with_the_parent, initargs=(os.getpid(),)):
         results = Parallel(n_jobs=workers, return_as="generator")(tasks)
     yield from _closed_quietly(results)
+
+
+#: Seconds to wait for a Dask scheduler to answer: without a limit a port that accepts and says nothing (not a Dask
+#: scheduler) held the run for good. As the study's cluster check (analysis/study/runner.py).
+SCHEDULER_TIMEOUT = 10
+
+
+def connect(scheduler: str | None) -> Any:
+    """A Dask client of the scheduler at ``scheduler``, given :data:`SCHEDULER_TIMEOUT` seconds to answer.
+
+    Raises
+    ------
+    ConfigError
+        Nothing there answers as a Dask scheduler: refused, silent, or another service (an HTTP server's reply read
+        as Dask's frame lengths made distributed allocate terabytes: a numpy memory error's traceback).
+    """
+    import asyncio
+
+    from dask.distributed import Client
+    from distributed.comm import connect as open_comm
+
+    from sim.config import ConfigError
+
+    async def handshake() -> None:
+        comm = await open_comm(scheduler, timeout=SCHEDULER_TIMEOUT)
+        await comm.close()
+
+    try:
+        # Shaken hands with first, under a limit of ours: distributed's connect reads the other side's handshake
+        # with no time limit (2026.8), so a Client, whatever its timeout, waits for good on a silent port.
+        asyncio.run(asyncio.wait_for(handshake(), SCHEDULER_TIMEOUT))
+        return Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
+    except Exception as error:  # distributed raises OSError, TimeoutError, ValueError or MemoryError by what answers
+        reason = str(error).splitlines()[0] if str(error) else ""
+        raise ConfigError(f"no Dask scheduler answers at {scheduler!r} within {SCHEDULER_TIMEOUT} s "
+                          f"({type(error).__name__}{': ' + reason if reason else ''})", "scheduler") from None
 
 
 class _ClosedConnectionFilter(logging.Filter):
