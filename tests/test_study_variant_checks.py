@@ -45,3 +45,15 @@ def test_a_profile_a_variant_makes_passive_is_refused_for_parity(tmp_path, capsy
         f"luna-balance: {overlay}: players.profiles.balanced.passive: 'balanced' is passive in this variant and never "
         "wins, so it has no strength at parity; leave it out of --profiles or drop --parity\n")
     assert nothing_played == []
+
+
+def test_variants_named_apart_only_by_dot_and_underscore_are_refused(tmp_path, capsys, nothing_played):
+    # bug: a.b.toml and a_b.toml both drew variant_differences_a_b.png, the report showed a_b's figure twice
+    for name in ("a.b.toml", "a_b.toml"):
+        (tmp_path / name).write_text("[luna.levels.5]\nhelium_tokens = [15, 22]\n")
+    assert study(tmp_path / "results", "--variant", str(tmp_path / "a.b.toml"), "--variant",
+                 str(tmp_path / "a_b.toml")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"luna-balance: --variant: {tmp_path / 'a_b.toml'}: the name "
+                                                   "'a_b' is taken; rename the file")
+    assert nothing_played == []

@@ -460,11 +460,12 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
     base = base_parts(levels, chosen, strengths)
     taken = {BASE_VARIANT, *(part.name for part in base)}
     for variant in variants:
-        if variant.name in taken or _BASE_PART.match(variant.name):
+        key = variant.name.replace(".", "_")  # a.b and a_b: one figure name (content._figure_name), one overwritten
+        if key in taken or _BASE_PART.match(variant.name):
             raise StudyError(f"{variant.source}: the name {variant.name!r} is taken; rename the file "
-                             "(variant names come from the file name and must differ from each other, from 'base' "
-                             "and from solo-/duel-/vs- part names)", "variants")
-        taken.add(variant.name)
+                             "(variant names come from the file name and must differ from each other, with . read "
+                             "as _, from 'base' and from solo-/duel-/vs- part names)", "variants")
+        taken.add(key)
     parts = list(base)
     for variant in variants:
         parts += variant_parts(base, variant)
