@@ -509,9 +509,12 @@ def read_plan(study_dir: str | Path) -> StudyPlan:
     if raw.get("format") != STUDY_FORMAT:
         raise StudyError(f"{path}: unknown study format {raw.get('format')!r}")
     try:
-        return StudyPlan.from_json(raw)
+        plan = StudyPlan.from_json(raw)
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:  # a field of the wrong type
         raise StudyError(f"{path}: malformed study file: {error}") from None
+    if not plan.parts:  # every study plays its solo parts; without any, its report had no table to read
+        raise StudyError(f"{path}: malformed study file: parts: the list is empty")
+    return plan
 
 
 def expected_config(plan: StudyPlan, part: Part) -> dict[str, Any]:
