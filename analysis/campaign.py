@@ -31,6 +31,7 @@ from analysis.render import Section, write_report
 from sim.campaign import CHOICES, GAME_FIELDS, CampaignData, CampaignOptions, CampaignResult, run_campaigns
 from sim.constants import LEVELS
 from sim.gamedata import GameData
+from sim.outputs import CAMPAIGNS_CSV, CAMPAIGNS_FILE, CHAPTERS_FILE
 from sim.run import output_directory, package_versions
 
 LEVEL_COLUMNS = tuple(f"level_{level}" for level in LEVELS)
@@ -249,10 +250,10 @@ def _manifest(result: CampaignResult, data: GameData, seconds: float, overlay: s
 
 def write_campaign_files(result: CampaignResult, folder: Path) -> None:
     """Write the tables, figures and report of ``result`` into ``folder`` (no manifest)."""
-    chapter_rows(result).to_parquet(folder / "chapters.parquet", index=False)
+    chapter_rows(result).to_parquet(folder / CHAPTERS_FILE, index=False)
     campaigns = campaign_rows(result)
-    campaigns.to_parquet(folder / "campaigns.parquet", index=False)
-    campaigns.to_csv(folder / "campaigns.csv", index=False, lineterminator="\n")
+    campaigns.to_parquet(folder / CAMPAIGNS_FILE, index=False)
+    campaigns.to_csv(folder / CAMPAIGNS_CSV, index=False, lineterminator="\n")
     levels = level_by_chapter(result)
     distribution = sp_distribution(result)
     tables = {"level_by_chapter": levels, "decisions_by_chapter": decisions_by_chapter(result),

@@ -33,6 +33,7 @@ from sim.config import DEFAULT_BOARD, GameConfig, Seat, parse_seats
 from sim.constants import MAJORITY_TYPES, RULE_SWITCHES
 from sim.engines import engine_function
 from sim.gamedata import GameData
+from sim.outputs import READINGS_FILE
 from sim.run import output_directory, package_versions
 
 GAME_METRICS = {"score_total": "total score", "helium": "final helium", "research": "final research",
@@ -210,7 +211,7 @@ SECTION_TEXT = ("Each reading of an ambiguous rule (SPEC section 8) against the 
 
 def write_readings_files(table: pd.DataFrame, folder: Path, title: str) -> None:
     """``readings.csv``, the figure and the report of ``table`` into ``folder``."""
-    table.to_csv(folder / "readings.csv", index=False, lineterminator="\n")
+    table.to_csv(folder / READINGS_FILE, index=False, lineterminator="\n")
     text = " ".join([SECTION_TEXT, *findings(table)])
     write_report(folder, {"readings_score": summary_table(table), "readings": table},
                  {"readings": readings_figure(table)}, title=title,

@@ -35,6 +35,7 @@ from matplotlib.figure import Figure
 from analysis.drawing import DrawingHelper, figure_files
 from analysis.folder_lock import LOCK_FILE, TEMPORARY_SUFFIX, is_lock_or_temporary
 from sim.crashpoints import crash_point
+from sim.outputs import HTML_FILE, MARKDOWN_FILE, REPORT_FOLDERS
 from sim.run import os_error_naming
 
 
@@ -295,22 +296,18 @@ def arrange_sections(
 GENERATOR_TAG = '<meta name="generator" content="luna-balance">'
 
 
-#: The folders :func:`write_report` writes its files into, with those files' suffixes.
-REPORT_FOLDERS = {"tables": (".csv",), "figures": (".png", ".svg")}
-
-
 def is_report_folder(folder: Path) -> bool:
     """Whether ``folder`` holds a report :func:`write_report` wrote: its page carries :data:`GENERATOR_TAG`
     (a page written before the tag: with ``report.md`` and ``tables/`` beside it), or it is a report that stopped
     before its pages (:func:`_is_stopped_report`)."""
     try:
-        with (folder / "report.html").open("rb") as page:
+        with (folder / HTML_FILE).open("rb") as page:
             head = page.read(4096)
     except FileNotFoundError:
         return _is_stopped_report(folder)
     except OSError:
         return False
-    return GENERATOR_TAG.encode() in head or ((folder / "report.md").is_file() and (folder / "tables").is_dir())
+    return GENERATOR_TAG.encode() in head or ((folder / MARKDOWN_FILE).is_file() and (folder / "tables").is_dir())
 
 
 def _is_temporary(path: Path) -> bool:
@@ -323,7 +320,7 @@ def _is_stopped_report(folder: Path) -> bool:
     removed the earlier pages and before it wrote ``report.html``, which the same command must be able to complete."""
     try:
         entries = [entry for entry in folder.iterdir() if not is_lock_or_temporary(entry.name)
-                   and entry.name != "report.md"]
+                   and entry.name != MARKDOWN_FILE]
         return bool(entries) and all(
             entry.name in REPORT_FOLDERS and entry.is_dir()
             and all(_is_temporary(item) or (item.is_file() and item.suffix in REPORT_FOLDERS[entry.name])
@@ -339,7 +336,7 @@ def check_report_places(root: Path) -> None:
     for folder in (root, root / "tables", root / "figures"):
         if folder.exists() and not folder.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, "is a file, not a folder the report can write into", str(folder))
-    for name in ("report.md", "report.html"):
+    for name in (MARKDOWN_FILE, HTML_FILE):
         if (root / name).is_dir():
             raise IsADirectoryError(errno.EISDIR, "is a folder, not a file the report can replace", str(root / name))
 
@@ -454,11 +451,11 @@ def write_report(
 
     # An earlier report's pages go first, so that a write that fails part way (a full disk) leaves no
     # report.html beside a mix of old and new files; the pages come last, once all they show is written.
-    for name in ("report.html", "report.md"):
+    for name in (HTML_FILE, MARKDOWN_FILE):
         (root / name).unlink(missing_ok=True)
     table_paths = {name: atomic_write(root / "tables" / f"{name}.csv", text) for name, text in csv_text.items()}
     figure_paths = {name: (atomic_write(root / "figures" / f"{name}.png", png_data[name]),
                            atomic_write(root / "figures" / f"{name}.svg", svg_data[name])) for name in figures}
-    markdown_path = atomic_write(root / "report.md", "\n".join(markdown))
-    html_path = atomic_write(root / "report.html", "\n".join(page))
+    markdown_path = atomic_write(root / MARKDOWN_FILE, "\n".join(markdown))
+    html_path = atomic_write(root / HTML_FILE, "\n".join(page))
     return ReportFiles(markdown=markdown_path, html=html_path, tables=table_paths, figures=figure_paths)

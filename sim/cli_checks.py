@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 from analysis.folder_lock import is_lock_or_temporary
-from analysis.render import is_report_folder
 from sim.outputs import OutputPathError, is_run_directory
 
 
@@ -33,6 +32,8 @@ def check_report_out(out: Path, study_file: str) -> None:
     nothing but an earlier report: a folder of other things is the user's, as for ``simulate``) or is a study's
     (``study_file`` in it: its report.html is the study's, with tables this report would mix into), or a symbolic
     link to nothing (the folder could not be made)."""
+    from analysis.render import is_report_folder  # pandas and matplotlib: not for every command's parser
+
     if out.is_symlink() and not out.exists():
         raise OutputPathError(f"--out: {out} is a symbolic link to {os.readlink(out)}, which does not exist")
     # (a lock or temporary files alone are a report killed before it wrote anything)

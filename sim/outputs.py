@@ -30,11 +30,18 @@ from sim.temporaries import create_held, others_writing, release, remove_abandon
 #: another folder that happens to hold a ``manifest.json`` (a web app's, say), which a run must never replace.
 OWN_PACKAGE = "luna-balance"
 
-# The names written by modules this one cannot import (they import it: analysis.render, analysis.tuning.output) or
-# which name them only in their code (campaign, sensitivity, readings); tests/test_output_replacement.py checks
-# every kind against the files its command really writes, so a name added there and not here fails a test.
-REPORT_NAMES = ("report.md", "report.html", "tables", "figures")  # analysis.render.write_report's
-TUNE_NAMES = ("tuned.toml", "tuning.csv")  # analysis.tuning.output's TUNED_FILE, TUNING_FILE
+# The names each output writes, defined here once and imported by their writers (analysis.render, the tuner,
+# sensitivity, the campaign and readings: they import this module, so it could not import theirs);
+# tests/test_output_replacement.py checks every kind against the files its command really writes.
+MARKDOWN_FILE, HTML_FILE = "report.md", "report.html"  # a report's two pages
+#: The folders analysis.render.write_report writes its files into, with those files' suffixes.
+REPORT_FOLDERS = {"tables": (".csv",), "figures": (".png", ".svg")}
+REPORT_NAMES = (MARKDOWN_FILE, HTML_FILE, *REPORT_FOLDERS)
+TUNED_FILE, TUNING_FILE = "tuned.toml", "tuning.csv"  # tune's overlay and its table of every candidate
+TUNE_NAMES = (TUNED_FILE, TUNING_FILE)
+SENSITIVITY_FILE = "sensitivity.csv"
+CHAPTERS_FILE, CAMPAIGNS_FILE, CAMPAIGNS_CSV = "chapters.parquet", "campaigns.parquet", "campaigns.csv"
+READINGS_FILE = "readings.csv"
 AGGREGATE_FILE, HISTOGRAMS_FILE = "aggregate.parquet", "histograms.parquet"  # written by sim.run's Aggregates
 
 
@@ -47,7 +54,7 @@ def output_kinds() -> dict[str, frozenset[str]]:
     """The names each kind of output writes at the top of its directory, by kind: what an earlier output at
     ``--out`` may hold for a command to replace it whole (anything else is someone else's, and would be lost).
 
-    Taken from the modules that define them where they can be imported without a cycle, the rest listed above.
+    The run's names come from the modules that define them, the others from this module's list above.
     """
     from analysis.schema import MANIFEST_FILE, ROUNDS_FILE, SEATS_FILE
     from analysis.study.plan import (
@@ -64,9 +71,9 @@ def output_kinds() -> dict[str, frozenset[str]]:
         "run": {MANIFEST_FILE, SEATS_FILE, ROUNDS_FILE, AGGREGATE_FILE, HISTOGRAMS_FILE, SEAT_SUMMARY_FILE,
                 ROUND_SUMMARY_FILE, CARD_SUMMARY_FILE, TIMING_SUMMARY_FILE, PAIRS_FILE},
         "tune": {*report, *TUNE_NAMES},
-        "sensitivity": {*report, "sensitivity.csv"},
-        "campaign": {*report, "chapters.parquet", "campaigns.parquet", "campaigns.csv"},
-        "readings": {*report, "readings.csv"},
+        "sensitivity": {*report, SENSITIVITY_FILE},
+        "campaign": {*report, CHAPTERS_FILE, CAMPAIGNS_FILE, CAMPAIGNS_CSV},
+        "readings": {*report, READINGS_FILE},
     }
     return {kind: frozenset(names) for kind, names in kinds.items()}
 

@@ -101,14 +101,15 @@ def test_every_command_writes_only_names_its_kind_of_output_lists(tmp_path, comm
     assert main([*command, "--out", str(out)]) == 0  # and so a rerun replaces it
 
 
-def test_the_names_output_kinds_copies_are_those_their_writers_define():
-    # sim.outputs cannot import the modules that define them (they import sim.run, which imports sim.outputs)
-    from analysis.render import REPORT_FOLDERS
-    from analysis.tuning.output import TUNED_FILE, TUNING_FILE
-    from sim.outputs import REPORT_NAMES, TUNE_NAMES
+def test_the_writers_take_their_names_from_sim_outputs():
+    # one place for each name: the writers import output_kinds' names rather than keep copies of their own
+    from analysis import render
+    from analysis.tuning import output
+    from sim import outputs
 
-    assert set(REPORT_NAMES) == {"report.md", "report.html", *REPORT_FOLDERS}
-    assert TUNE_NAMES == (TUNED_FILE, TUNING_FILE)
+    assert render.REPORT_FOLDERS is outputs.REPORT_FOLDERS
+    assert (output.TUNED_FILE, output.TUNING_FILE) == outputs.TUNE_NAMES
+    assert set(outputs.REPORT_NAMES) == {render.MARKDOWN_FILE, render.HTML_FILE, *render.REPORT_FOLDERS}
 
 
 def test_out_as_a_symbolic_link_was_replaced_by_a_folder_and_left_debris(tmp_path, capsys):

@@ -30,6 +30,7 @@ from analysis.readings import (
 from analysis.render import Section, atomic_write
 from analysis.study.plan import StudyError, StudyPlan, read_json, rerun_command
 from sim.gamedata import GameData
+from sim.outputs import READINGS_FILE
 
 READINGS_DIR = "readings"
 SECTION_ID = "rule-readings"
@@ -60,7 +61,7 @@ def readings_are_finished(study_dir: Path, plan: StudyPlan, data: GameData) -> b
     if not isinstance(stored, dict):
         return False
     digest = stored.pop(TABLE_DIGEST, None)  # settings written before the digest: the table as it is
-    table = study_dir / READINGS_DIR / "readings.csv"
+    table = study_dir / READINGS_DIR / READINGS_FILE
     return stored == expected_settings(plan, data) and table.is_file() and digest in (None, _digest(table))
 
 
@@ -73,7 +74,7 @@ def run_readings(study_dir: Path, plan: StudyPlan, data: GameData, engine: str,
                              plan.start_bonus, progress, plan.board)
     folder = study_dir / READINGS_DIR
     text = table.to_csv(index=False, lineterminator="\n")
-    atomic_write(folder / "readings.csv", text)
+    atomic_write(folder / READINGS_FILE, text)
     settings = {**expected_settings(plan, data), TABLE_DIGEST: hashlib.sha256(text.encode()).hexdigest()}
     atomic_write(folder / "settings.json", json.dumps(settings, indent=2) + "\n")
     return True
@@ -96,7 +97,7 @@ def add_readings_section(study_dir: str | Path, plan: StudyPlan, tables: dict[st
     """
     if not plan.readings_games:
         return sections
-    path = Path(study_dir) / READINGS_DIR / "readings.csv"
+    path = Path(study_dir) / READINGS_DIR / READINGS_FILE
     if not path.is_file():
         raise StudyError(f"{study_dir}: the rule-readings comparison is not finished; rerun: "
                          f"{rerun_command(plan, study_dir, 'luna-balance study --readings ...')}")

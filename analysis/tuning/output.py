@@ -35,10 +35,9 @@ from analysis.tuning.targets import read_targets, seating_problem
 from analysis.tuning.tune import GoalResult, TuneResult, start_data, tune
 from sim.config import check_count, check_seed
 from sim.gamedata import DataError, load_game_data
+from sim.outputs import TUNED_FILE, TUNING_FILE
 from sim.run import output_directory, package_versions
 
-TUNED_FILE = "tuned.toml"
-TUNING_FILE = "tuning.csv"
 #: Columns of tuning.csv before and after the parameter columns.
 TUNING_COLUMNS = ("level", "race", "stage", "games")
 MEASURE_COLUMNS = ("metric", "value", "ci_low", "ci_high", "target", "tolerance", "distance", "status")

@@ -41,6 +41,7 @@ from analysis.tuning.parameters import (
     variant_data,
 )
 from sim.gamedata import GameData, load_game_data
+from sim.outputs import SENSITIVITY_FILE
 from sim.play import play
 from sim.run import output_directory, package_versions
 
@@ -193,7 +194,7 @@ def write_sensitivity_files(plan: Plan, table: pd.DataFrame, folder: Path) -> st
     """Write ``sensitivity.csv``, the tornado plot and the report into ``folder``; returns the summary sentence."""
     from analysis.tuning.plots import TORNADO_PARAMETERS, plot_tornado
 
-    atomic_write(folder / "sensitivity.csv", table.to_csv(index=False, lineterminator="\n"))
+    atomic_write(folder / SENSITIVITY_FILE, table.to_csv(index=False, lineterminator="\n"))
     sentence = summary_sentence(plan, table)
     skipped = pd.DataFrame([{"parameter": change.parameter.name, "change": change.label, "reason": reason}
                             for change, reason in plan.skipped], columns=["parameter", "change", "reason"])
