@@ -226,6 +226,12 @@ def test_findings_say_when_every_step_is_clear_and_name_close_win_rates():
                      "(60.0 % and 58.0 %)."]  # tank's 1 and 2 are close too, but only balanced is compared
 
 
+def test_findings_of_one_level_say_there_is_no_step():
+    # a study of one level ended its Findings paragraph on nothing: no step, no sentence (a QA pass, 2026-11-27)
+    no_steps = pd.DataFrame(columns=["level", "level_below", "diff", "diff_low", "diff_high"])
+    assert findings_sentences(no_steps) == ["With one level there is no step from a level below to compare."]
+
+
 def test_findings_table_has_one_row_per_level_with_intervals():
     scores = pd.DataFrame({"level": [4, 5], "mean": [366.04, 390.26], "low": [356.6, 379.9], "high": [375.4, 400.7]})
     win_rates = pd.DataFrame({"opponent": ["balanced", "balanced"], "level": [4, 5], "win_rate": [0.412, 0.271],

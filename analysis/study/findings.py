@@ -177,6 +177,8 @@ def findings_sentences(steps: pd.DataFrame, win_rates: pd.DataFrame | None = Non
             flagged = True
     if not flagged and len(ordered):
         sentences.append("Every level scores more than the one below, each step with a 95 % interval clear of zero.")
+    if not len(ordered):
+        sentences.append("With one level there is no step from a level below to compare.")
     if len(ordered) >= 2:
         smallest = ordered.loc[ordered["diff"].idxmin()]
         largest = ordered.loc[ordered["diff"].idxmax()]
