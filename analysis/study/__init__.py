@@ -28,6 +28,8 @@ Modules
 -------
 plan
     The parts, variants, defaults and ``study.json`` (no pandas: the command line reads it).
+checks
+    Every part's seats and every parity profile checked against each variant's data before anything is played.
 runner
     Plays the missing parts (resume), picks the engine of each part, cleans up after dead processes.
 summaries
