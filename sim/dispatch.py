@@ -83,6 +83,7 @@ def connect(scheduler: str | None) -> Any:
         as Dask's frame lengths made distributed allocate terabytes: a numpy memory error's traceback).
     """
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from dask.distributed import Client
     from distributed.comm import connect as open_comm
@@ -95,8 +96,10 @@ def connect(scheduler: str | None) -> Any:
 
     try:
         # Shaken hands with first, under a limit of ours: distributed's connect reads the other side's handshake
-        # with no time limit (2026.8), so a Client, whatever its timeout, waits for good on a silent port.
-        asyncio.run(asyncio.wait_for(handshake(), SCHEDULER_TIMEOUT))
+        # with no time limit (2026.8), so a Client, whatever its timeout, waits for good on a silent port. On a
+        # thread of its own: the caller's may run an event loop already (Jupyter's), where asyncio.run refuses.
+        with ThreadPoolExecutor(max_workers=1) as thread:
+            thread.submit(asyncio.run, asyncio.wait_for(handshake(), SCHEDULER_TIMEOUT)).result()
         return Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
     except Exception as error:  # distributed raises OSError, TimeoutError, ValueError or MemoryError by what answers
         reason = str(error).splitlines()[0] if str(error) else ""

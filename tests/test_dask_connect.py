@@ -91,3 +91,18 @@ def test_a_silent_port_as_scheduler_waited_for_ever(tmp_path, capsys, silent_ser
     assert err == (f"luna-balance: --scheduler: no Dask scheduler answers at {silent_server!r} within 1 s "
                    "(TimeoutError)\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_scheduler_is_reached_from_inside_a_running_event_loop():
+    # Jupyter runs an event loop on the main thread: the handshake's asyncio.run raised there ("cannot be called
+    # from a running event loop"), which read as "no Dask scheduler answers" for a scheduler that does
+    import asyncio
+
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        async def notebook_cell() -> None:
+            client = dispatch.connect(cluster.scheduler_address)
+            client.close()
+
+        asyncio.run(notebook_cell())
