@@ -31,7 +31,7 @@ from analysis.render import Section, write_report
 from sim.campaign import CHOICES, GAME_FIELDS, CampaignData, CampaignOptions, CampaignResult, run_campaigns
 from sim.constants import LEVELS
 from sim.gamedata import GameData
-from sim.outputs import CAMPAIGNS_CSV, CAMPAIGNS_FILE, CHAPTERS_FILE
+from sim.outputs import CAMPAIGNS_CSV, CAMPAIGNS_FILE, CHAPTERS_FILE, MANIFEST_FILE
 from sim.run import output_directory, package_versions
 
 LEVEL_COLUMNS = tuple(f"level_{level}" for level in LEVELS)
@@ -287,5 +287,5 @@ def run_campaign_dir(data: GameData, rules: CampaignData, options: CampaignOptio
         result = run_campaigns(data, rules, options, progress=progress)
         write_campaign_files(result, temporary)
         manifest = _manifest(result, data, time.perf_counter() - started, overlay)
-        (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        (temporary / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n")
     return out, answer(result)

@@ -33,7 +33,7 @@ from sim.config import DEFAULT_BOARD, GameConfig, Seat, parse_seats
 from sim.constants import MAJORITY_TYPES, RULE_SWITCHES
 from sim.engines import engine_function
 from sim.gamedata import GameData
-from sim.outputs import READINGS_FILE
+from sim.outputs import MANIFEST_FILE, READINGS_FILE
 from sim.run import output_directory, package_versions
 
 GAME_METRICS = {"score_total": "total score", "helium": "final helium", "research": "final research",
@@ -242,5 +242,5 @@ def run_readings_dir(data: GameData, levels: Sequence[int], games: int, seed: in
                     "readings_in_force": data.luna.rules.readings(), "compared": readings_to_compare(data),
                     "data": {"digest": data.digest, "sources": list(data.sources)}, "versions": package_versions(),
                     "seconds": round(time.perf_counter() - started, 3)}
-        (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        (temporary / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n")
     return out

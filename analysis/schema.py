@@ -17,10 +17,7 @@ from sim.columns import (
     SEAT_INTERACTIONS,
 )
 from sim.constants import COMPANIES, MAJORITY_TYPES, SLOT_LETTERS, SWITCHED_SLOTS
-
-SEATS_FILE = "seats.parquet"
-ROUNDS_FILE = "luna_rounds.parquet"
-MANIFEST_FILE = "manifest.json"
+from sim.outputs import MANIFEST_FILE, ROUNDS_FILE, SEATS_FILE
 
 #: The seven final-scoring categories, in the order used by every table and plot.
 CATEGORIES: tuple[str, ...] = SCORE_CATEGORIES

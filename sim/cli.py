@@ -406,7 +406,7 @@ def command_levels(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
-    from sim.run import RunOptions, check_output, run_simulation
+    from sim.run import SEATS_FILE, RunOptions, check_output, run_simulation
 
     data = load_game_data(args.overlay)
     levels = parse_levels(args.levels)
@@ -423,7 +423,7 @@ def command_levels(args: argparse.Namespace) -> int:
                 config = GameConfig(seats=parse_seats(f"luna:{level}"), rounds=args.rounds,
                                     start_bonus=args.start_bonus, board=args.board)
                 out = run_simulation(data, config, options, base / f"level-{level}", progress=bar.update)
-                frames.append(pd.read_parquet(out / "seats.parquet"))
+                frames.append(pd.read_parquet(out / SEATS_FILE))
     finally:  # the runs of a table nobody kept: gone however the command ends (a stop, a full disk)
         if not args.out:
             shutil.rmtree(base, ignore_errors=True)

@@ -42,7 +42,16 @@ TUNE_NAMES = (TUNED_FILE, TUNING_FILE)
 SENSITIVITY_FILE = "sensitivity.csv"
 CHAPTERS_FILE, CAMPAIGNS_FILE, CAMPAIGNS_CSV = "chapters.parquet", "campaigns.parquet", "campaigns.csv"
 READINGS_FILE = "readings.csv"
+MANIFEST_FILE = "manifest.json"  # every output's
+SEATS_FILE, ROUNDS_FILE = "seats.parquet", "luna_rounds.parquet"  # a run's per-game rows (sim.run)
 AGGREGATE_FILE, HISTOGRAMS_FILE = "aggregate.parquet", "histograms.parquet"  # written by sim.run's Aggregates
+#: A study part's summary files (analysis/study/summaries.py writes them; the rounds, cards and timing ones with
+#: detail) and its pair columns.
+SEAT_SUMMARY_FILE = "summary_seats.parquet"
+ROUND_SUMMARY_FILE = "summary_rounds.parquet"
+CARD_SUMMARY_FILE = "summary_cards.parquet"
+TIMING_SUMMARY_FILE = "summary_timing.parquet"
+PAIRS_FILE = "pairs.parquet"
 
 
 class OutputPathError(ValueError):
@@ -52,19 +61,7 @@ class OutputPathError(ValueError):
 @functools.cache
 def output_kinds() -> dict[str, frozenset[str]]:
     """The names each kind of output writes at the top of its directory, by kind: what an earlier output at
-    ``--out`` may hold for a command to replace it whole (anything else is someone else's, and would be lost).
-
-    The run's names come from the modules that define them, the others from this module's list above.
-    """
-    from analysis.schema import MANIFEST_FILE, ROUNDS_FILE, SEATS_FILE
-    from analysis.study.plan import (
-        CARD_SUMMARY_FILE,
-        PAIRS_FILE,
-        ROUND_SUMMARY_FILE,
-        SEAT_SUMMARY_FILE,
-        TIMING_SUMMARY_FILE,
-    )
-
+    ``--out`` may hold for a command to replace it whole (anything else is someone else's, and would be lost)."""
     report = {MANIFEST_FILE, *REPORT_NAMES}
     kinds = {
         # a study's parts are runs whose consumers (analysis/study/summaries.py) add their summaries
@@ -92,7 +89,7 @@ def is_run_directory(path: Path) -> bool:
     """Whether ``path`` holds the ``manifest.json`` of a luna-balance output (any command's: every manifest
     records the package versions, this project's among them)."""
     try:
-        manifest = json.loads((path / "manifest.json").read_text())
+        manifest = json.loads((path / MANIFEST_FILE).read_text())
     except (OSError, ValueError):  # missing, unreadable, not UTF-8 or not JSON: not ours
         return False
     versions = manifest.get("versions") if isinstance(manifest, dict) else None

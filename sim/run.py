@@ -54,7 +54,10 @@ from sim.gamedata import GameData
 from sim.outputs import (  # noqa: F401  (also imported from here by the output writers in analysis/)
     AGGREGATE_FILE,
     HISTOGRAMS_FILE,
+    MANIFEST_FILE,
     OWN_PACKAGE,
+    ROUNDS_FILE,
+    SEATS_FILE,
     OutputPathError,
     check_output,
     is_run_directory,
@@ -380,10 +383,10 @@ def output_consumers(data: GameData, config: GameConfig, options: RunOptions, di
     """The consumers that write the run directory's files ``options`` asks for."""
     if options.aggregate_only:
         return [Aggregates(config)]
-    seats = ParquetRows(directory / "seats.parquet", lambda chunk, scratch: seats_table(config, chunk, scratch))
+    seats = ParquetRows(directory / SEATS_FILE, lambda chunk, scratch: seats_table(config, chunk, scratch))
     if not options.detail:
         return [seats]
-    rounds = ParquetRows(directory / "luna_rounds.parquet",
+    rounds = ParquetRows(directory / ROUNDS_FILE,
                          lambda chunk, scratch: None if chunk.rounds is None else rounds_table(data, chunk.rounds,
                                                                                                scratch))
     return [seats, rounds]
@@ -474,5 +477,5 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
             "seconds": round(elapsed, 3),
             **(extra_manifest or {}),
         }
-        (temporary / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        (temporary / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n")
     return out

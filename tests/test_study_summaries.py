@@ -19,9 +19,6 @@ from analysis.study.content import frame_tables
 from analysis.study.findings import findings_sentences, findings_table, parity_sentences
 from analysis.study.plan import StudyError, rerun_command
 from analysis.study.summaries import (
-    ROUND_SUMMARY_FILE,
-    SEAT_SUMMARY_FILE,
-    TIMING_SUMMARY_FILE,
     PartReducer,
     _Counts,
     load_summaries,
@@ -33,6 +30,7 @@ from sim.columns import Chunk
 from sim.config import GameConfig, parse_seats
 from sim.engines import play_chunk_reference
 from sim.gamedata import load_game_data
+from sim.outputs import PAIRS_FILE, ROUND_SUMMARY_FILE, SEAT_SUMMARY_FILE, TIMING_SUMMARY_FILE
 from sim.run import RunOptions, run_simulation
 
 GAMES = 120
@@ -110,7 +108,7 @@ def test_summaries_do_not_depend_on_the_chunking(tmp_path):
                        consumers=[reducer], write_games=False)
         assert not (out / "seats.parquet").exists()
         written.append({name: pd.read_parquet(out / name)
-                        for name in (SEAT_SUMMARY_FILE, ROUND_SUMMARY_FILE, TIMING_SUMMARY_FILE, "pairs.parquet")})
+                        for name in (SEAT_SUMMARY_FILE, ROUND_SUMMARY_FILE, TIMING_SUMMARY_FILE, PAIRS_FILE)})
     for name, frame in written[0].items():
         pd.testing.assert_frame_equal(frame, written[1][name], obj=name)
 

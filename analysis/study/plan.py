@@ -28,6 +28,13 @@ from sim.constants import (
     ROUNDS,
     builtin_profiles,
 )
+from sim.outputs import (
+    CARD_SUMMARY_FILE,
+    PAIRS_FILE,
+    ROUND_SUMMARY_FILE,
+    SEAT_SUMMARY_FILE,
+    TIMING_SUMMARY_FILE,
+)
 
 STUDY_FILE = "study.json"
 RUNS_DIR = "runs"
@@ -70,12 +77,6 @@ SUMMARY_FORMAT = 1
 #: differences, yet are kept always (about 1 MB per 200,000 games and part): a variant added to a finished
 #: study then pairs with the base parts as they are, instead of playing them again.
 PAIR_COLUMNS: tuple[str, ...] = ("game", "seat", SCORE_TOTAL, *CATEGORY_SCORES, "won")
-#: A part's summary files (analysis/study/summaries.py writes them; the rounds, cards and timing ones with detail).
-SEAT_SUMMARY_FILE = "summary_seats.parquet"
-ROUND_SUMMARY_FILE = "summary_rounds.parquet"
-CARD_SUMMARY_FILE = "summary_cards.parquet"
-TIMING_SUMMARY_FILE = "summary_timing.parquet"
-PAIRS_FILE = "pairs.parquet"
 
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _BASE_PART = re.compile(r"^(solo|duel|vs)-")

@@ -38,12 +38,7 @@ import pyarrow.parquet as pq
 
 from analysis.schema import LUNA
 from analysis.study.plan import (
-    CARD_SUMMARY_FILE,
     PAIR_COLUMNS,
-    PAIRS_FILE,
-    ROUND_SUMMARY_FILE,
-    SEAT_SUMMARY_FILE,
-    TIMING_SUMMARY_FILE,
     StudyError,
     StudyPlan,
     missing_part_files,
@@ -57,6 +52,14 @@ from sim.config import GameConfig
 from sim.constants import SLOT_LETTERS
 from sim.fast.counts import count_columns_from, count_strided, integer_counts, value_bounds
 from sim.gamedata import GameData
+from sim.outputs import (
+    CARD_SUMMARY_FILE,
+    MANIFEST_FILE,
+    PAIRS_FILE,
+    ROUND_SUMMARY_FILE,
+    SEAT_SUMMARY_FILE,
+    TIMING_SUMMARY_FILE,
+)
 from sim.summary import seat_rows, value_counts
 
 #: The pair columns the duels and the Findings' steps read (variant differences read the categories too).
@@ -412,7 +415,7 @@ def load_summaries(study_dir: str | Path) -> StudySummary:
     plan = read_plan(root)
     missing = [part for part in plan.parts if not part_is_finished(root, plan, part)]
     if missing:
-        manifest = read_json(root / missing[0].run / "manifest.json") or {}
+        manifest = read_json(root / missing[0].run / MANIFEST_FILE) or {}
         why, first = "not finished", missing[0].name
         study = manifest.get("study") or {}
         if manifest and isinstance(study, dict) and not study.get("summary"):
@@ -426,7 +429,7 @@ def load_summaries(study_dir: str | Path) -> StudySummary:
              "timing": TIMING_SUMMARY_FILE}
     parts, manifests = [], {}
     for part in plan.parts:
-        manifest = read_json(root / part.run / "manifest.json") or {}
+        manifest = read_json(root / part.run / MANIFEST_FILE) or {}
         manifests[part.name] = {**manifest, "config": {**(manifest.get("config") or {}), "variant": part.variant}}
         seat_texts = part.seats.split(",")
         labels = run_labels(part.name, part.variant, seat_texts)

@@ -41,7 +41,7 @@ from analysis.tuning.parameters import (
     variant_data,
 )
 from sim.gamedata import GameData, load_game_data
-from sim.outputs import SENSITIVITY_FILE
+from sim.outputs import MANIFEST_FILE, SENSITIVITY_FILE
 from sim.play import play
 from sim.run import output_directory, package_versions
 
@@ -236,5 +236,5 @@ def run_sensitivity_dir(plan: Plan, out: str | Path, progress: Callable[[int], N
                     "changes": len(plan.changes), "skipped": len(plan.skipped),
                     "data": {"digest": base.digest, "sources": list(base.sources)}, "versions": package_versions(),
                     "seconds": round(time.perf_counter() - started, 3)}
-        atomic_write(temporary / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+        atomic_write(temporary / MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
     return out, sentence
