@@ -203,6 +203,24 @@ def test_a_missing_target_file_and_bad_games(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(("games", "seed", "problem"), [(1, 7, "games: must be at least 2"),
+                                                      ("9", 7, "games: must be a whole number"),
+                                                      (10, -1, "seed:")])
+def test_the_python_tune_refuses_bad_games_and_seeds_itself(tmp_path, games, seed, problem):
+    # run_tune and the CLI checked these; tune() called from a notebook played on with one game, whose mean
+    # score's interval is [-inf, inf]
+    from analysis.tuning.targets import read_targets
+    from analysis.tuning.tune import start_data, tune
+    from sim.config import ConfigError
+
+    path = _write(tmp_path / "t.toml", "[levels.5]\nmetric = 'luna_mean_score'\ntarget = 1\ntolerance = 1\n"
+                  "move = ['levels.5.grade2']\n")
+    start_overlay, raw_luna = start_data(None)
+    targets = read_targets(path, raw_luna, load_game_data(None).players.profiles)
+    with pytest.raises(ConfigError, match=problem):
+        tune(targets, start_overlay, raw_luna, games=games, seed=seed)
+
+
 def test_a_ladder_measures_its_ends_and_tunes_between(tmp_path):
     targets = _write(tmp_path / "ladder.toml", """
         [ladder]

@@ -23,6 +23,7 @@ from analysis.tuning.search import (
     coordinate_search,
 )
 from analysis.tuning.targets import Goal, Targets, ladder_targets
+from sim.config import check_count, check_seed
 from sim.constants import MAX_LEVEL, MIN_LEVEL
 from sim.gamedata import OVERLAY_TABLES, DataError, load_game_data, merge_overlay, read_toml
 
@@ -150,6 +151,8 @@ def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[s
     -------
     TuneResult
     """
+    check_count(games, "games", 2)  # one game's interval is [-inf, inf]: the races could not rank anything
+    check_seed(seed)
     goals = targets.goals
     if targets.ladder:
         ends = {goal.level: _measured_only(goal, start_overlay, raw_luna, games, seed, engine)
