@@ -165,6 +165,20 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+#: ``frame.attrs[FIXED_DECIMALS]``: columns a table shows with a fixed number of decimals, ``{column: digits}``,
+#: where every row is rounded alike (a strength at parity settled to 0.01 reads 1.10, not 1.1)
+FIXED_DECIMALS = "fixed_decimals"
+
+
+def _cell_formats(frame: pd.DataFrame) -> list[Any]:
+    fixed = frame.attrs.get(FIXED_DECIMALS, {})
+
+    def fixed_format(digits: int) -> Any:
+        return lambda value: format_value(value) if pd.isna(value) else f"{float(value):.{digits}f}"
+
+    return [fixed_format(fixed[column]) if column in fixed else format_value for column in frame.columns]
+
+
 def signed(value: float, digits: int) -> str:
     """``value`` with its sign and ``digits`` decimals; one that rounds to zero is ``+0.00``, never ``-0.00``
     (a reader takes "-0.00" for a measured loss)."""
@@ -208,8 +222,9 @@ def markdown_table(frame: pd.DataFrame, max_rows: int | None = None) -> str:
 
     header = "| " + " | ".join(cell(str(column)) for column in shown.columns) + " |"
     rule = "|" + "|".join("---:" if _is_numeric(shown[column]) else ":---" for column in shown.columns) + "|"
+    formats = _cell_formats(frame)
     rows = [
-        "| " + " | ".join(cell(format_value(value)) for value in row) + " |"
+        "| " + " | ".join(cell(form(value)) for value, form in zip(row, formats, strict=True)) + " |"
         for row in shown.itertuples(index=False, name=None)
     ]
     text = "\n".join([header, rule, *rows]) + "\n"
@@ -222,15 +237,16 @@ def html_table(frame: pd.DataFrame, max_rows: int | None = None) -> str:
         return "<p><em>(no rows)</em></p>\n"
     shown, note = _shown_rows(frame, max_rows)
     numeric = [_is_numeric(shown[column]) for column in shown.columns]
+    formats = _cell_formats(frame)
     lines = ["<table>", "<thead><tr>"]
     lines += [f"<th>{html.escape(str(column))}</th>" for column in shown.columns]
     lines += ["</tr></thead>", "<tbody>"]
     for row in shown.itertuples(index=False, name=None):
         cells = "".join(
-            f'<td class="num">{html.escape(format_value(value))}</td>'
+            f'<td class="num">{html.escape(form(value))}</td>'
             if is_number
-            else f"<td>{html.escape(format_value(value))}</td>"
-            for value, is_number in zip(row, numeric, strict=True)
+            else f"<td>{html.escape(form(value))}</td>"
+            for value, is_number, form in zip(row, numeric, formats, strict=True)
         )
         lines.append(f"<tr>{cells}</tr>")
     lines += ["</tbody>", "</table>"]

@@ -13,10 +13,13 @@ from types import SimpleNamespace
 
 import pytest
 
+from analysis.parity import strength_decimals
+from analysis.render import FIXED_DECIMALS
 from analysis.study import parity_step
 from analysis.study import runner as study_runner
 from analysis.study.plan import (
     DEFAULT_PARITY_GAMES,
+    PARITY_TOLERANCE,
     ParityTask,
     StudyError,
     StudyPlan,
@@ -212,6 +215,11 @@ def test_the_options_reach_every_part_and_the_report(study):
     assert "scripted profiles balanced at strengths 0.8, 1" in markdown and "--strengths 0.8,1" in markdown
     assert "## Strength at parity" in markdown
     assert markdown.index("## Win rates") < markdown.index("## Strength at parity")
+    # every row to the decimals the bisection settles: 1.10, not 1.1 beside 1.13 (a QA pass)
+    decimals = strength_decimals(PARITY_TOLERANCE)
+    table = parity_step.parity_frame(study, plan)
+    assert table.attrs[FIXED_DECIMALS] == {"strength": decimals, "low": decimals, "high": decimals}
+    assert "| base | balanced | 4 | " + f"{table['strength'].iloc[0]:.{decimals}f} |" in markdown
 
     import pandas as pd
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.parity import WinRateCurve, strength_at_parity
-from analysis.render import atomic_write
+from analysis.parity import WinRateCurve, strength_at_parity, strength_decimals
+from analysis.render import FIXED_DECIMALS, atomic_write
 from analysis.study.plan import (
     PARITY_TOLERANCE,
     ParityTask,
@@ -121,4 +121,7 @@ def parity_frame(study_dir: str | Path, plan: StudyPlan) -> pd.DataFrame:
         rows.append({"variant": task.variant, "profile": task.profile, "note": "", **result})
     table = pd.DataFrame(rows, columns=list(PARITY_COLUMNS))
     # a CSV writes the NaN, inf and 0 of a parity not reached as they are; the note says why
-    return table.astype({"strength": "float64", "low": "float64", "high": "float64", "note": "object"})
+    table = table.astype({"strength": "float64", "low": "float64", "high": "float64", "note": "object"})
+    decimals = strength_decimals(PARITY_TOLERANCE)  # what the bisection settles, in every row alike
+    table.attrs[FIXED_DECIMALS] = {column: decimals for column in ("strength", "low", "high")}
+    return table

@@ -12,6 +12,7 @@ import pytest
 
 from analysis import plots, report
 from analysis.load import load_runs
+from analysis.render import FIXED_DECIMALS
 from analysis.report import (
     DEFAULT_SECTIONS,
     Section,
@@ -48,6 +49,15 @@ def test_format_value():
     # half-wins (a tie counts 1/k) exactly: .4g showed 1824.5 as 1824 and 1903.5 as 1904 (a QA pass)
     assert [format_value(value) for value in (1824.5, 1903.5, 12345.5, 0.5, 2.0)] == [
         "1824.5", "1903.5", "12345.5", "0.5", "2"]
+
+
+def test_columns_with_fixed_decimals_show_every_row_alike():
+    # a strength at parity settled to 0.01 read "1.1" beside "1.13" (a QA pass): a reader took it for coarser
+    frame = pd.DataFrame({"strength": [1.1, 1.13, float("nan")], "games": [3, 4, 5]})
+    frame.attrs[FIXED_DECIMALS] = {"strength": 2}
+    assert markdown_table(frame).splitlines()[2:] == ["| 1.10 | 3 |", "| 1.13 | 4 |", "|  | 5 |"]
+    assert "<td class=\"num\">1.10</td>" in html_table(frame)
+    assert markdown_table(pd.DataFrame({"strength": [1.1]})).splitlines()[2] == "| 1.1 |"  # other tables: 4 digits
 
 
 def test_html_table_escapes():
