@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from numbers import Integral
+from numbers import Integral, Real
 
 from sim.constants import (
     ALLOWED_ROUNDS,
@@ -151,6 +151,23 @@ class Seat:
     profile: str = ""  # scripted profile name; "" for Luna
     strength: float = 1.0  # scripted-player strength multiplier
 
+    def __post_init__(self) -> None:
+        """The checks :func:`parse_seat` makes, for a seat built in Python: the engines take its numbers as given
+        (the numba engine played "level 9" and "level 100" alike)."""
+        if self.kind == "luna":
+            if not is_whole_number(self.level) or self.level not in LEVELS:
+                raise ConfigError(f"unknown Luna level {self.level!r} (levels are {MIN_LEVEL}-{MAX_LEVEL})", "seats")
+            object.__setattr__(self, "level", int(self.level))
+        elif self.kind == "scripted":
+            if not isinstance(self.profile, str) or not self.profile:
+                raise ConfigError("a scripted seat needs a profile", "seats")
+            if not _is_strength(self.strength):
+                raise ConfigError(f"strength {self.strength!r} must be a positive number up to {MAX_STRENGTH:g}",
+                                  "seats")
+            object.__setattr__(self, "strength", float(self.strength))
+        else:
+            raise ConfigError(f"unknown seat kind {self.kind!r} (luna or scripted)", "seats")
+
     @property
     def label(self) -> str:
         if self.kind == "luna":
@@ -184,6 +201,11 @@ class GameConfig:
         return ",".join(seat.label for seat in self.seats)
 
 
+def _is_strength(value: object) -> bool:
+    """A scripted seat's strength: a real number in (0, MAX_STRENGTH] (NaN and infinity are not)."""
+    return isinstance(value, Real) and not isinstance(value, bool) and 0 < value <= MAX_STRENGTH
+
+
 def parse_seat(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> Seat:
     """Parse ``luna:<level>`` or ``scripted:<profile>[@strength]``; ``profiles`` are the known names."""
     match = _SEAT_PATTERN.match(text.strip())
@@ -205,7 +227,7 @@ def parse_seat(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> Seat:
         strength = plain_number(match["strength"])
         if strength is None:
             raise ConfigError(f"strength {match['strength']!r} in {text!r} is not a number", "seats")
-        if not 0 < strength <= MAX_STRENGTH:
+        if not _is_strength(strength):
             raise ConfigError(f"strength in {text!r} must be a positive number up to {MAX_STRENGTH:g}", "seats")
     return Seat(kind="scripted", profile=match["profile"], strength=strength)
 
