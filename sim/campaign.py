@@ -44,7 +44,16 @@ from pathlib import Path
 import numpy as np
 
 from sim.campaigndata import CAMPAIGN_FILE, MAX_CHAPTERS, CampaignData
-from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat, check_seed, parse_seat
+from sim.config import (
+    DEFAULT_START_BONUS,
+    ConfigError,
+    GameConfig,
+    Seat,
+    check_count,
+    check_seed,
+    is_whole_number,
+    parse_seat,
+)
 from sim.constants import (
     DEFAULT_BOARD,
     DEFAULT_CALIBRATION_GAMES,
@@ -164,18 +173,19 @@ class CampaignOptions:
     board: str = DEFAULT_BOARD
 
     def __post_init__(self) -> None:
-        check_seed(self.seed)
-        check_chapters(self.chapters)
-        if self.campaigns < 1:
-            raise ConfigError(f"must be at least 1, got {self.campaigns}", "campaigns")
-        if self.start_level not in LEVELS:
+        # stored as Python ints: the manifest's JSON takes no numpy integer, and 2.5 chapters is none
+        object.__setattr__(self, "seed", check_seed(self.seed))
+        object.__setattr__(self, "chapters", check_chapters(self.chapters))
+        object.__setattr__(self, "campaigns", check_count(self.campaigns, "campaigns", 1))
+        if not is_whole_number(self.start_level) or self.start_level not in LEVELS:
             raise ConfigError(f"must be {MIN_LEVEL}-{MAX_LEVEL}, got {self.start_level}", "start_level")
+        object.__setattr__(self, "start_level", int(self.start_level))
         if self.policy.kind == "levels" and (len(self.policy.levels) != self.chapters
                                              or self.policy.levels[0] != self.start_level):
             raise ConfigError(f"{self.policy.label!r} must give {self.chapters} levels, "
                               f"the first the start level {self.start_level}", "policy")
-        if self.policy.kind == "toward" and self.calibration_games < 1:
-            raise ConfigError(f"must be at least 1, got {self.calibration_games}", "calibration_games")
+        if self.policy.kind == "toward":
+            object.__setattr__(self, "calibration_games", check_count(self.calibration_games, "calibration_games", 1))
 
     def config(self, level: int) -> GameConfig:
         """The game of a chapter with Luna at ``level``."""
@@ -191,9 +201,9 @@ class CampaignOptions:
 
 def check_chapters(chapters: int) -> int:
     """``chapters`` when it is 1-``MAX_CHAPTERS``; else the ConfigError the command line shows."""
-    if not 1 <= chapters <= MAX_CHAPTERS:
+    if not is_whole_number(chapters) or not 1 <= chapters <= MAX_CHAPTERS:
         raise ConfigError(f"must be 1-{MAX_CHAPTERS}, got {chapters}", "chapters")
-    return chapters
+    return int(chapters)
 
 
 def start_level(rules: CampaignData, seats: Sequence[Seat], policy: Policy, given: int | None) -> int:

@@ -90,12 +90,13 @@ class RunOptions:
     check_invariants: bool = False  # check every game's invariants; the first broken one stops the run
 
     def __post_init__(self) -> None:
-        check_count(self.games, "games", 1)
-        check_seed(self.seed)
+        # stored as the Python ints the checks return: a numpy integer seed overflowed in the RNG
+        object.__setattr__(self, "games", check_count(self.games, "games", 1))
+        object.__setattr__(self, "seed", check_seed(self.seed))
         check_engine(self.engine)
         if self.chunk_size is not None:
-            check_count(self.chunk_size, "chunk_size", 1)
-        check_count(self.workers, "workers", 1)
+            object.__setattr__(self, "chunk_size", check_count(self.chunk_size, "chunk_size", 1))
+        object.__setattr__(self, "workers", check_count(self.workers, "workers", 1))
         if self.aggregate_only and self.detail:
             raise ConfigError("{aggregate_only} keeps no per-round rows; drop {detail}",
                               mentions=("aggregate_only", "detail"))

@@ -486,3 +486,45 @@ def test_api_messages_name_parameters_not_command_line_options(tmp_path, capsys)
                  "--results-dir", str(tmp_path), "--quiet"]) == 2
     assert one_line(capsys) == "luna-balance: --parity-games: must be at least 1, got 0\n"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("seat", "problem"), [
+    (dict(kind="luna", level=9), "unknown Luna level 9"),
+    (dict(kind="luna", level=-1), "unknown Luna level -1"),
+    (dict(kind="luna", level=5.0), "unknown Luna level 5.0"),
+    (dict(kind="Luna", level=5), "unknown seat kind 'Luna'"),
+    (dict(kind="scripted", profile=""), "a scripted seat needs a profile"),
+    (dict(kind="scripted", profile="balanced", strength=0.0), "must be a positive number up to 1000"),
+    (dict(kind="scripted", profile="balanced", strength=-1.0), "must be a positive number up to 1000"),
+    (dict(kind="scripted", profile="balanced", strength=float("nan")), "must be a positive number up to 1000"),
+    (dict(kind="scripted", profile="balanced", strength="2"), "must be a positive number up to 1000"),
+])
+def test_a_seat_built_in_python_is_checked_as_a_parsed_one(seat, problem):
+    # Seat(kind="luna", level=9) played on the numba engine (level 100 the same games, -1 a constant score) and
+    # was a KeyError on the reference engine; strength NaN blamed the engine (a QA pass of the Python API)
+    from sim.config import ConfigError, Seat
+
+    with pytest.raises(ConfigError, match=rf"^seats: .*{re.escape(problem)}"):
+        Seat(**seat)
+
+
+def test_numpy_integers_are_taken_as_the_numbers_they_are(tmp_path):
+    # run_study(seed=np.int64(7)) failed writing study.json (int64 is not JSON serializable), RunOptions(seed=
+    # np.int64(1)) overflowed in the RNG, levels=df.level.unique() likewise (a QA pass of the Python API)
+    import numpy as np
+
+    from analysis.study import run_study
+    from analysis.tuning.options import SensitivityOptions
+    from sim.config import Seat
+    from sim.run import RunOptions
+
+    assert type(Seat(kind="luna", level=np.int64(5)).level) is int
+    options = RunOptions(games=np.int64(40), seed=np.uint64(2**63 + 1), chunk_size=np.int32(16), workers=np.int8(1))
+    assert [type(value) for value in (options.games, options.seed, options.chunk_size, options.workers)] == [int] * 4
+    sensitivity = SensitivityOptions(level=np.int64(5), games=np.int64(10), seed=np.int64(3))
+    assert [type(value) for value in (sensitivity.level, sensitivity.games, sensitivity.seed)] == [int] * 3
+    run_study(name="np", games=np.int64(20), levels=np.array([5, 4]), seed=np.int64(7), engine="reference",
+              quiet=True, results_dir=tmp_path, rounds=np.int64(6), parity_games=np.int16(5), profiles=["balanced"],
+              strengths=[1.0])
+    plan = json.loads((tmp_path / "np" / "study.json").read_text())
+    assert (plan["games"], plan["seed"], plan["levels"], plan["rounds"]) == (20, 7, [4, 5], 6)

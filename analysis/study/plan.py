@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from analysis.schema import BASE_VARIANT, CATEGORY_SCORES, MANIFEST_FILE, ROUNDS_FILE, SCORE_TOTAL, SEATS_FILE
-from sim.config import DEFAULT_START_BONUS, ConfigError, check_count, check_seed, check_table, plain_number
+from sim.config import (
+    DEFAULT_START_BONUS,
+    ConfigError,
+    check_count,
+    check_seed,
+    check_table,
+    is_whole_number,
+    plain_number,
+)
 from sim.constants import (
     BACKENDS,
     DEFAULT_BOARD,
@@ -420,11 +428,12 @@ def passive_profiles() -> frozenset[str]:
 
 
 def check_options(rounds: int, start_bonus: str, parity_games: int, backend: str, scheduler: str | None,
-                  board: str = DEFAULT_BOARD) -> None:
-    """Validate the study options that are not parts (one-line :class:`StudyError` naming the option)."""
+                  board: str = DEFAULT_BOARD) -> tuple[int, int]:
+    """Validate the study options that are not parts (one-line :class:`StudyError` naming the option); the rounds
+    and parity games as Python ints."""
     try:  # the checks every game's configuration makes, so the study's parts can be played
-        check_table(rounds, start_bonus, board)
-        check_count(parity_games, "parity_games", 1)
+        rounds = check_table(rounds, start_bonus, board)
+        parity_games = check_count(parity_games, "parity_games", 1)
     except ConfigError as error:  # a study's own error, as its callers expect
         raise StudyError(error.problem, error.option, error.mentions) from None
     if backend not in BACKENDS:
@@ -433,6 +442,7 @@ def check_options(rounds: int, start_bonus: str, parity_games: int, backend: str
         raise StudyError("{backend} dask needs {scheduler} ADDRESS", mentions=("backend", "scheduler"))
     if backend != "dask" and scheduler:
         raise StudyError("only with {backend} dask", "scheduler", ("backend",))
+    return rounds, parity_games
 
 
 def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: str,
@@ -449,12 +459,14 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
     """
     if not _NAME_PATTERN.match(name) or name in (".", ".."):
         raise StudyError(f"{name!r} is not a usable directory name (letters, digits, _ . -)", "name")
-    check_count(games, "games", 1)
-    check_seed(seed)
-    if not levels or any(level not in LEVELS for level in levels):
+    # kept as the Python ints the checks return: study.json takes no numpy integer (levels=frame.level.unique())
+    games, seed = check_count(games, "games", 1), check_seed(seed)
+    if not len(levels) or any(not is_whole_number(level) or level not in LEVELS for level in levels):
         raise StudyError(f"need levels between {MIN_LEVEL} and {MAX_LEVEL}, got {list(levels)}", "levels")
-    check_options(rounds, start_bonus, parity_games, backend, scheduler, board)
-    if check_count(readings_games, "readings_games", 0) == 1:
+    levels = [int(level) for level in levels]
+    rounds, parity_games = check_options(rounds, start_bonus, parity_games, backend, scheduler, board)
+    readings_games = check_count(readings_games, "readings_games", 0)
+    if readings_games == 1:
         raise StudyError(f"at least 2 games give an interval, got {readings_games}", "readings_games")
     chosen = scripted_profiles() if profiles is None else check_profiles(profiles)
     strengths = parse_strengths(",".join(str(float(strength)) for strength in strengths))

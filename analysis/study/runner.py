@@ -241,7 +241,7 @@ def run_study(
     profiles = parse_profiles(profiles) if isinstance(profiles, str) else profiles
     strengths = parse_strengths(strengths) if isinstance(strengths, str) else strengths
     variants = [variants] if isinstance(variants, str | Path) else variants
-    check_count(workers, "workers", 1)
+    workers = check_count(workers, "workers", 1)
     study_dir = Path(results_dir) / name
     loaded = [read_variant(path) for path in variants]  # validate every overlay before any work
     engine, note = resolve_engine(engine)

@@ -37,7 +37,8 @@ class SensitivityOptions:
             raise ConfigError(f"must be one of {LEVELS[0]}-{LEVELS[-1]}, got {self.level!r}", "level")
         if not is_whole_number(self.games) or self.games < 2:
             raise ConfigError(f"must be at least 2 (a paired interval needs two games), got {self.games}", "games")
-        check_seed(self.seed)
+        for name, value in (("level", self.level), ("games", self.games), ("seed", check_seed(self.seed))):
+            object.__setattr__(self, name, int(value))  # numpy integers pass the checks; JSON takes ints
         check_engine(self.engine)
 
     @property

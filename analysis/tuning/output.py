@@ -220,8 +220,8 @@ def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE
         No directory can be written at ``out`` (checked before any game is played).
     """
     # one game gave a mean score's interval as [-inf, inf] and played on; readings and sensitivity ask 2 too
-    check_count(games, "games", 2)
-    check_seed(seed)
+    games = check_count(games, "games", 2)
+    seed = check_seed(seed)  # Python ints: the manifest's JSON takes no numpy integer
     start_overlay, raw_luna = start_data(overlay)
     profiles = load_game_data(start_overlay or None).players.profiles
     targets = read_targets(target_file, raw_luna, profiles)

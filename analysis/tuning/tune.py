@@ -151,8 +151,8 @@ def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[s
     -------
     TuneResult
     """
-    check_count(games, "games", 2)  # one game's interval is [-inf, inf]: the races could not rank anything
-    check_seed(seed)
+    games = check_count(games, "games", 2)  # one game's interval is [-inf, inf]: the races could not rank anything
+    seed = check_seed(seed)
     goals = targets.goals
     if targets.ladder:
         ends = {goal.level: _measured_only(goal, start_overlay, raw_luna, games, seed, engine)
