@@ -83,7 +83,25 @@ def seats_per_game(seats: pd.DataFrame) -> pd.Series:
     """Number of seats in each row's game (the loader's ``n_seats`` when present)."""
     if "n_seats" in seats.columns:
         return seats["n_seats"]
-    return seats.groupby(game_keys(seats), observed=True)["seat"].transform("size")
+    # Counted from the rows (a frame of play()): only sound when they hold every seat of each game once; else
+    # two solo runs concatenated read as two-seat games and Luna's rows alone as solo games.
+    keys = game_keys(seats)
+    repeated = seats.duplicated([*keys, "seat"])
+    if repeated.any():
+        row = seats[repeated].iloc[0]
+        raise ValueError(f"seats: game {row['game']} has seat {row['seat']} twice: the rows of several runs need the "
+                         "'run' column load_runs gives (e.g. pd.concat(frames, keys=names, names=['run'])"
+                         ".reset_index('run'))")
+    by_game = seats.groupby(keys, observed=True)["seat"]
+    count, last = by_game.transform("size"), by_game.transform("max")
+    partial = count != last + 1
+    if partial.any():
+        game = seats[partial].iloc[0]["game"]
+        present = sorted(seats.loc[partial & (seats["game"] == game), "seat"].tolist())
+        raise ValueError(f"seats: game {game} has seats {present} of 0-{last[partial].iloc[0]}: win rates need every "
+                         "seat of a game (or an 'n_seats' column, as load_runs gives) to tell a contest from a "
+                         "solo game")
+    return count
 
 
 def grouped(frame: pd.DataFrame, keys: Sequence[str]) -> tuple[DataFrameGroupBy, list[str]]:

@@ -120,9 +120,12 @@ def test_level_ladder_pairs_only_levels_seated_in_one_game():
 
     from sim.play import play
 
-    apart = pd.concat([play("luna:4", 300, seed=1, engine="reference").frame(),
-                       play("luna:5", 300, seed=99, engine="reference").frame()], ignore_index=True)
+    frames = [play("luna:4", 300, seed=1, engine="reference").frame(),
+              play("luna:5", 300, seed=99, engine="reference").frame()]
+    apart = pd.concat(frames, keys=["a", "b"], names=["run"]).reset_index("run")  # as the refusal below advises
     assert not stats.level_ladder(apart)["paired"].any()
+    with pytest.raises(ValueError, match="game 0 has seat 0 twice"):  # whose seats play together is unknown
+        stats.level_ladder(pd.concat(frames, ignore_index=True))
     duel = play("luna:4,luna:5", 300, seed=1, engine="reference").frame()
     assert stats.level_ladder(duel)["paired"].all()
 
@@ -149,3 +152,28 @@ def test_only_the_rows_grouped_must_hold_one_variant(with_variant):
 def test_variant_as_a_key_keeps_the_variants_apart(with_variant):
     table = stats.score_summary(with_variant.seats, by=["variant", "level"], metrics="score_total")
     assert set(table["variant"]) == {"base", "cheap"}
+
+
+def test_win_rates_of_in_memory_frames_count_each_game_s_seats():
+    # frames of play() carry no run or n_seats column: two solo runs concatenated read as two-seat games (win
+    # rate 1.0 for both levels), and Luna's rows of a game against a scripted seat as a solo game, silently
+    # dropped to an empty table (a QA pass of the Python API)
+    import pandas as pd
+
+    from sim.play import play
+
+    solo = pd.concat([play("luna:4", 30, seed=7, engine="reference").frame(),
+                      play("luna:5", 30, seed=7, engine="reference").frame()])
+    for call in (stats.win_rates, stats.level_ladder):
+        with pytest.raises(ValueError, match=r"game 0 has seat 0 twice: the rows of several runs need the "
+                                             r"'run' column load_runs gives"):
+            call(solo)
+    versus = play("scripted:balanced,luna:5", 30, seed=7, engine="reference").frame()
+    whole = stats.win_rates(versus)
+    assert whole["games"].tolist() == [30]
+    with pytest.raises(ValueError, match=r"game 0 has seats \[1\] of 0-1: win rates need every seat of a game "
+                                         r"\(or an 'n_seats' column"):
+        stats.win_rates(versus[versus["kind"] == "luna"])
+    # with the loader's n_seats column, a frame filtered to Luna's rows is what it was
+    counted = versus.assign(n_seats=2)
+    assert stats.win_rates(counted[counted["kind"] == "luna"]).equals(whole)
