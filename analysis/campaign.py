@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -145,6 +145,11 @@ def percent_of(count: int, total: int, decimals: int = 0) -> str:
     return f"{whole}.{part:0{decimals}d}%" if decimals else f"{whole}%"
 
 
+def seat_names(labels: Sequence[str]) -> list[str]:
+    """Each seat's label, with its seat number where two seats share one (``scripted:balanced (seat 1)``)."""
+    return [f"{label} (seat {seat})" if labels.count(label) > 1 else label for seat, label in enumerate(labels)]
+
+
 def answer(result: CampaignResult) -> str:
     """The designer's question in one sentence: where Luna settles and how often each person wins."""
     options, levels = result.options, result.level[:, -1]
@@ -154,11 +159,12 @@ def answer(result: CampaignResult) -> str:
     people = [seat for seat in range(len(options.seats)) if seat != options.luna_seat]
     won = result.campaign_won.sum(axis=0)
     low, high = wilson_interval(won, len(levels))
-    who = "; ".join(f"{options.seat_labels[seat]} wins the campaign in {won[seat] / len(levels):.1%} of them "
+    names = seat_names(list(options.seat_labels))
+    who = "; ".join(f"{names[seat]} wins the campaign in {won[seat] / len(levels):.1%} of them "
                     f"(95 % interval {low[seat]:.1%}-{high[seat]:.1%})" for seat in people)
     luna = won[options.luna_seat] / len(levels)
     chapters = f"{options.chapters} chapter{'s' if options.chapters > 1 else ''}"
-    return (f"Against {', '.join(options.seat_labels[seat] for seat in people)}, starting at level "
+    return (f"Against {', '.join(names[seat] for seat in people)}, starting at level "
             f"{result.level[0, 0]} with policy {options.policy.label} over {chapters}, Luna plays "
             f"the last chapter most often at level{'s' if len(modes) > 1 else ''} {mode} "
             f"({percent_of(counts[modes[0]], len(levels))} of {len(levels)} campaigns"
@@ -202,13 +208,15 @@ def plot_sp_distribution(distribution: pd.DataFrame) -> Figure:
     """Bars of the share of campaigns with each SP total, one colour per seat."""
     figure, axes = new_figure()
     ax = axes[0, 0]
-    labels = list(dict.fromkeys(distribution["label"]))
-    colors = series_colors("label", labels)
-    width = 0.8 / max(len(labels), 1)
-    for position, label in enumerate(labels):
-        rows = distribution[distribution["label"] == label]
-        ax.bar(rows["sp_total"] + (position - (len(labels) - 1) / 2) * width, rows["share"], width=width,
-               color=colors[label], label=label)
+    # one series per seat: two seats of one label drew their bars over each other under one legend entry
+    seats = distribution.drop_duplicates("seat").sort_values("seat")
+    names = dict(zip(seats["seat"], seat_names(list(seats["label"])), strict=True))
+    colors = series_colors("label", list(names.values()))
+    width = 0.8 / max(len(names), 1)
+    for position, (seat, name) in enumerate(names.items()):
+        rows = distribution[distribution["seat"] == seat]
+        ax.bar(rows["sp_total"] + (position - (len(names) - 1) / 2) * width, rows["share"], width=width,
+               color=colors[name], label=name)
     ax.set_xlabel("Success points in the campaign")
     ax.set_ylabel("Share of campaigns")
     ax.set_title("SP totals per seat")
@@ -220,17 +228,36 @@ def plot_sp_distribution(distribution: pd.DataFrame) -> Figure:
 
 SECTIONS = (
     Section("answer", "Where Luna settles", "", ("level_trajectories", "level_by_chapter", "decisions_by_chapter")),
-    Section("campaign", "Who wins the campaign",
-            "SP totals per seat; the campaign's winner has the most SP (a k-way tie counts 1/k). Intervals: Wilson"
-            " score 95 %. SP by rank and the bonus-marker category are modelled (campaign.toml): the base game's"
-            " other SP categories are not, so Luna's fixed SP (+1 always, +1 when lowered, +2 when kept after a"
-            " loss) weigh more here than at a real table.", ("campaign_summary", "sp_distribution")),
+    Section("campaign", "Who wins the campaign", "", ("campaign_summary", "sp_distribution")),  # campaign_text
     Section("chapters", "Chapters", "Each seat's win rate in each chapter's game (a shared win counts 1/k) and its"
             " mean SP in that chapter.", ("win_rates_by_chapter",)),
     Section("calibration", "Measured win rates (toward:<p>)",
             "Luna's win rate (rank 1) per level against the same seats, measured before the campaigns; the policy"
             " takes an offered change when it brings this rate closer to p.", ("calibration",)),
 )
+
+
+def campaign_text(result: CampaignResult) -> str:
+    """The "Who wins the campaign" section's text, from the SP rules the campaigns were played under (an overlay's
+    ``[campaign]`` table included)."""
+    rules, seats = result.rules, len(result.options.seats)
+    by_rank = list(rules.sp_by_rank[:seats])
+    last = (f" With {seats} seats the last place still earns {by_rank[-1]} SP a chapter, so a seat that never wins"
+            " a chapter can still win the campaign." if by_rank[-1] > 0 else "")
+    luna = rules.luna
+    return ("SP totals per seat; the campaign's winner has the most SP (a k-way tie counts 1/k). Intervals: Wilson"
+            f" score 95 %. SP by rank ({', '.join(map(str, by_rank))} for ranks 1-{seats}) and the bonus-marker"
+            f" category ({rules.bonus_marker_sp} SP) are modelled (campaign.toml); the base game's other SP"
+            f" categories are not, so Luna's fixed SP (+{luna.bonus_marker_sp} always, +{luna.lowered_sp} when"
+            f" lowered, +{luna.kept_after_loss_sp} when kept after a loss) weigh more here than at a real table.{last}")
+
+
+def settings_sentence(result: CampaignResult, overlay: str | None) -> str:
+    """What every chapter's game was: the board, rounds, starting bonus, engine, seed and data."""
+    options = result.options
+    data = f"the overlay {overlay}" if overlay else "the shipped data"
+    return (f"Each chapter is one game on the {options.board} side, {options.rounds} rounds, starting bonus "
+            f"{options.start_bonus}, {options.engine} engine, seed {options.seed}, with {data}.")
 
 
 def _manifest(result: CampaignResult, data: GameData, seconds: float, overlay: str | None) -> dict:
@@ -248,7 +275,7 @@ def _manifest(result: CampaignResult, data: GameData, seconds: float, overlay: s
     }
 
 
-def write_campaign_files(result: CampaignResult, folder: Path) -> None:
+def write_campaign_files(result: CampaignResult, folder: Path, overlay: str | None = None) -> None:
     """Write the tables, figures and report of ``result`` into ``folder`` (no manifest)."""
     chapter_rows(result).to_parquet(folder / CHAPTERS_FILE, index=False)
     campaigns = campaign_rows(result)
@@ -264,8 +291,10 @@ def write_campaign_files(result: CampaignResult, folder: Path) -> None:
     figures = {"level_trajectories": plot_level_trajectories(levels, result.level.shape[0]),
                "sp_distribution": plot_sp_distribution(distribution)}
     sentence = answer(result)
-    sections = [Section(s.id, s.title, sentence, s.items) if s.id == "answer" else s for s in SECTIONS]
-    write_report(folder, tables, figures, title="Luna campaign", sections=sections, introduction=sentence,
+    texts = {"answer": sentence, "campaign": campaign_text(result)}
+    sections = [Section(s.id, s.title, texts[s.id], s.items) if s.id in texts else s for s in SECTIONS]
+    write_report(folder, tables, figures, title="Luna campaign", sections=sections,
+                 introduction=f"{sentence} {settings_sentence(result, overlay)}",
                  captions={"level_trajectories": "Share of campaigns with Luna at each level in each chapter",
                            "sp_distribution": "SP totals per seat"})
 
@@ -285,7 +314,7 @@ def run_campaign_dir(data: GameData, rules: CampaignData, options: CampaignOptio
     started = time.perf_counter()
     with output_directory(out, inputs=(overlay,)) as temporary:
         result = run_campaigns(data, rules, options, progress=progress)
-        write_campaign_files(result, temporary)
+        write_campaign_files(result, temporary, overlay)
         manifest = _manifest(result, data, time.perf_counter() - started, overlay)
         (temporary / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n")
     return out, answer(result)

@@ -442,3 +442,37 @@ def test_heatmap_labels_round_a_half_up_from_the_counts():
     assert labels({"level_2": 1, "level_3": 200_000}, 200_001) == ["100%", "<1%"]
     assert [percent_of(9, 40, 1), percent_of(1, 8, 2), percent_of(1, 3, 1), percent_of(2, 3)] == \
         ["22.5%", "12.50%", "33.3%", "67%"]
+
+
+def test_seats_sharing_a_label_are_told_apart_in_the_answer_and_the_figure(data, rules):
+    # two scripted:balanced seats read "scripted:balanced wins ...; scripted:balanced wins ..." and drew their bars
+    # over each other under one legend entry (a QA pass)
+    from analysis.campaign import answer, plot_sp_distribution, sp_distribution
+
+    result = cp.run_campaigns(data, rules, options(data, campaigns=4, chapters=2,
+                                                   seats="scripted:balanced,scripted:balanced,luna"))
+    sentence = answer(result)
+    assert "Against scripted:balanced (seat 0), scripted:balanced (seat 1), starting" in sentence
+    assert "scripted:balanced (seat 1) wins the campaign in" in sentence
+    legend = plot_sp_distribution(sp_distribution(result)).axes[0].get_legend()
+    assert [text.get_text() for text in legend.get_texts()] == ["scripted:balanced (seat 0)",
+                                                               "scripted:balanced (seat 1)", "luna"]
+
+
+def test_the_report_states_the_sp_rules_and_settings_in_force(tmp_path, capsys):
+    # the section said "+1 always, +1 when lowered, +2 when kept after a loss" under an overlay setting them to
+    # 0, and no report said which board, rounds or data its games were played with (a QA pass)
+    overlay = tmp_path / "sp.toml"
+    overlay.write_text("[campaign]\nsp_by_rank = [4, 1, 0, 0]\n"
+                       "[campaign.luna]\nbonus_marker_sp = 0\nlowered_sp = 0\nkept_after_loss_sp = 3\n")
+    code, out = campaign(tmp_path, "--overlay", str(overlay), "--rounds", "6", "--board", "belt")
+    assert code == 0
+    markdown = (out / "report.md").read_text()
+    assert "SP by rank (4, 1 for ranks 1-2) and the bonus-marker category (1 SP)" in markdown
+    assert "Luna's fixed SP (+0 always, +0 when lowered, +3 when kept after a loss)" in markdown
+    assert "With 2 seats the last place still earns 1 SP a chapter" in markdown
+    assert (f"one game on the belt side, 6 rounds, starting bonus random, reference engine, seed 4, with the overlay "
+            f"{overlay}.") in markdown
+    code, out = campaign(tmp_path, name="plain")
+    plain = (out / "report.md").read_text()
+    assert "(+1 always, +1 when lowered, +2 when kept after a loss)" in plain and "with the shipped data." in plain
