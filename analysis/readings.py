@@ -29,8 +29,8 @@ from analysis.intervals import paired_difference
 from analysis.plotting import new_figure, series_colors, styled
 from analysis.render import Section, signed, write_report
 from sim.columns import Chunk
-from sim.config import DEFAULT_BOARD, GameConfig, Seat, parse_seats
-from sim.constants import MAJORITY_TYPES, RULE_SWITCHES
+from sim.config import DEFAULT_BOARD, DEFAULT_START_BONUS, GameConfig, Seat, parse_seats
+from sim.constants import MAJORITY_TYPES, ROUNDS, RULE_SWITCHES
 from sim.engines import engine_function
 from sim.gamedata import GameData
 from sim.outputs import MANIFEST_FILE, READINGS_FILE
@@ -87,7 +87,7 @@ def _difference_rows(base: dict[str, np.ndarray], variant: dict[str, np.ndarray]
 
 
 def compare_readings(data: GameData, levels: Sequence[int], games: int, seed: int, opponents: Sequence[Seat] = (),
-                     engine: str = "numba", rounds: int = 7, start_bonus: str = "random",
+                     engine: str = "numba", rounds: int = ROUNDS, start_bonus: str = DEFAULT_START_BONUS,
                      progress: Callable[[int], None] | None = None, board: str = DEFAULT_BOARD) -> pd.DataFrame:
     """Per level and reading compared, the paired differences (reading minus readings in force).
 
@@ -126,7 +126,8 @@ def compare_readings(data: GameData, levels: Sequence[int], games: int, seed: in
             progress(games)
         for label, readings in compared.items():
             chunk = play(variants[label], config, seed, 0, games, True)
-            switch = next(iter(readings)) if len(readings) == 1 else "preset"
+            # a preset is a preset even when it sets one switch (it read as that switch's name)
+            switch = "preset" if label.startswith("preset=") else next(iter(readings))
             for row in _difference_rows(base, _per_seat_game(chunk, config.luna_seats)):
                 rows.append({"reading": label, "switch": switch, "level": level, **row})
             if progress:
@@ -209,10 +210,22 @@ SECTION_TEXT = ("Each reading of an ambiguous rule (SPEC section 8) against the 
                 " with 95 % intervals. A reading that changes nothing shows 0 with no interval.")
 
 
-def write_readings_files(table: pd.DataFrame, folder: Path, title: str) -> None:
-    """``readings.csv``, the figure and the report of ``table`` into ``folder``."""
+def settings_sentence(data: GameData, levels: Sequence[int], games: int, seed: int, opponents: Sequence[Seat],
+                      engine: str, rounds: int, start_bonus: str, board: str, overlay: str | None) -> str:
+    """What the compared games were: the seats, games, seed, board, rounds, starting bonus, data and readings in
+    force (every difference is against these)."""
+    against = f" against {', '.join(seat.label for seat in opponents)}" if opponents else " alone"
+    in_force = ", ".join(f"{switch}={reading}" for switch, reading in data.luna.rules.readings().items())
+    return (f"Played: Luna{against} at level{'s' if len(levels) > 1 else ''} {', '.join(map(str, levels))}, "
+            f"{games} games per level and reading, seed {seed}, the {board} side, {rounds} rounds, starting bonus "
+            f"{start_bonus}, {engine} engine, {f'the overlay {overlay}' if overlay else 'the shipped data'}; readings "
+            f"in force: {in_force}.")
+
+
+def write_readings_files(table: pd.DataFrame, folder: Path, title: str, settings: str = "") -> None:
+    """``readings.csv``, the figure and the report of ``table`` into ``folder``; ``settings`` opens the text."""
     table.to_csv(folder / READINGS_FILE, index=False, lineterminator="\n")
-    text = " ".join([SECTION_TEXT, *findings(table)])
+    text = " ".join(part for part in (settings, SECTION_TEXT, *findings(table)) if part)
     write_report(folder, {"readings_score": summary_table(table), "readings": table},
                  {"readings": readings_figure(table)}, title=title,
                  sections=[Section("readings", "Rule readings", text, ("readings_score", "readings"))],
@@ -221,8 +234,8 @@ def write_readings_files(table: pd.DataFrame, folder: Path, title: str) -> None:
 
 
 def run_readings_dir(data: GameData, levels: Sequence[int], games: int, seed: int, out: str | Path,
-                     opponents: Sequence[Seat] = (), engine: str = "numba", rounds: int = 7,
-                     start_bonus: str = "random", overlay: str | None = None,
+                     opponents: Sequence[Seat] = (), engine: str = "numba", rounds: int = ROUNDS,
+                     start_bonus: str = DEFAULT_START_BONUS, overlay: str | None = None,
                      progress: Callable[[int], None] | None = None, board: str = DEFAULT_BOARD) -> Path:
     """Compare the readings and write ``out`` atomically (built beside it, moved into place when complete).
 
@@ -235,7 +248,8 @@ def run_readings_dir(data: GameData, levels: Sequence[int], games: int, seed: in
     started = time.perf_counter()
     with output_directory(out, inputs=(overlay,)) as temporary:
         table = compare_readings(data, levels, games, seed, opponents, engine, rounds, start_bonus, progress, board)
-        write_readings_files(table, temporary, "Luna: what each rule reading changes")
+        settings = settings_sentence(data, levels, games, seed, opponents, engine, rounds, start_bonus, board, overlay)
+        write_readings_files(table, temporary, "Luna: what each rule reading changes", settings)
         manifest = {"config": {"levels": list(levels), "games": games, "seed": seed,
                                "seats": [seat.label for seat in opponents], "engine": engine, "rounds": rounds,
                                "start_bonus": start_bonus, "board": board, "overlay": overlay},

@@ -20,7 +20,7 @@ from analysis.readings import (
 )
 from sim.cli import main
 from sim.config import parse_seats
-from sim.constants import RULE_SWITCHES
+from sim.constants import DEFAULT_RUN_SEED, RULE_SWITCHES
 from sim.engines import play_chunk_reference
 from sim.gamedata import load_game_data
 
@@ -116,6 +116,20 @@ def test_an_overlay_changes_the_readings_compared_against(tmp_path):
     table = pd.read_csv(out / "readings.csv")
     assert "draw_order=slots_first" in set(table["reading"])  # the other reading of a switch the preset set
     assert "draw_order=majority_first" not in set(table["reading"])
+    # the report says what the differences are against: before, only manifest.json did (a QA pass)
+    markdown = (out / "report.md").read_text()
+    assert (f"Played: Luna alone at level 3, 10 games per level and reading, seed {DEFAULT_RUN_SEED}, the moon side, "
+            f"7 rounds, starting bonus random, reference engine, the overlay {overlay}; readings in force: "
+            "start_position=add, draw_order=majority_first, reveal_timing=first_turn, ") in markdown
+
+
+def test_a_preset_of_one_switch_is_labelled_a_preset(tmp_path):
+    # its rows' switch column read as the switch it sets (draw_order), so a table by switch mixed the two
+    overlay = tmp_path / "mine.toml"
+    overlay.write_text('[luna.rules.presets.mine]\ndraw_order = "majority_first"\n')
+    table = compare_readings(load_game_data(overlay), [3], 4, 1, engine="reference")
+    assert set(table.loc[table["reading"] == "preset=mine", "switch"]) == {"preset"}
+    assert set(table.loc[table["reading"] == "draw_order=majority_first", "switch"]) == {"draw_order"}
 
 
 @pytest.mark.parametrize(("argv", "problem"), [
