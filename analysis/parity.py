@@ -25,8 +25,8 @@ import pandas as pd
 
 from analysis.intervals import wilson_interval
 from analysis.study.plan import PARITY_TOLERANCE
-from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat
-from sim.constants import DEFAULT_BOARD, ROUNDS
+from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat, check_count, check_seed, is_whole_number
+from sim.constants import DEFAULT_BOARD, LEVELS, MAX_LEVEL, MIN_LEVEL, ROUNDS
 from sim.engines import engine_function
 from sim.gamedata import GameData
 
@@ -146,9 +146,20 @@ def strength_at_parity(curve: WinRateCurve, low: float = 0.25, high: float = 4.0
     # rounded to the nearest, moved each end inward by up to a tolerance, and when the interval is about as
     # narrow as the tolerance (10,000 games and more) that left it covering the true strength far less often
     # than 95 % (as little as 0.3 % in the calibration tests; 0.98 (0.98-0.98) in the README's table).
-    upper_reaches, _ = _bracket(lambda s: curve.bounds(s)[1], 0.5, low, strength, tolerance)
-    _, lower_reaches = _bracket(lambda s: curve.bounds(s)[0], 0.5, strength, high, tolerance)
+    # Each end is searched from where its bound is clear of 1/2, widened as the strength was: with a few games a
+    # game the bounds straddle 1/2 across the first bracket, whose ends (0.25-4.00) then read as measured.
+    low_clear, high_clear = low, high
+    while curve.bounds(low_clear)[1] >= 0.5 and low_clear > LOWEST_STRENGTH:
+        low_clear /= 2
+    while curve.bounds(high_clear)[0] < 0.5 and high_clear < HIGHEST_STRENGTH:
+        high_clear *= 2
+    upper_reaches, _ = _bracket(lambda s: curve.bounds(s)[1], 0.5, low_clear, strength, tolerance)
+    _, lower_reaches = _bracket(lambda s: curve.bounds(s)[0], 0.5, strength, high_clear, tolerance)
     interval_low, interval_high = _round_outward(upper_reaches, lower_reaches, decimals)
+    if curve.bounds(low_clear)[1] >= 0.5:  # the games cannot rule out parity at any strength tried below
+        interval_low = 0.0
+    if curve.bounds(high_clear)[0] < 0.5:
+        interval_high = math.inf
     if above or below:
         end = high if above else low
         # the search brackets each end to within a tolerance of the range's end, even when the win rate's
@@ -172,6 +183,13 @@ def parity_table(data: GameData, profile: str, levels: list[int], games: int, se
                  board: str = DEFAULT_BOARD) -> pd.DataFrame:
     """Strength at parity per level, one row each."""
     check_tolerance(tolerance)  # before any game: a bad tolerance would otherwise fail after the first search
+    # the command line's checks, for a caller in Python: games=0 gave a row of NaN means, seed=-1 seed 2**64-1's games
+    games, seed = check_count(games, "games", 1), check_seed(seed)
+    if isinstance(levels, str) or any(not is_whole_number(level) or level not in LEVELS for level in levels):
+        raise ConfigError(f"must be a list of levels {MIN_LEVEL}-{MAX_LEVEL}, got {levels!r}", "levels")
+    if profile not in data.players.profiles:
+        raise ConfigError(f"unknown scripted profile {profile!r} (known: {', '.join(sorted(data.players.profiles))})",
+                          "profile")
     rows = []
     for level in levels:
         curve = WinRateCurve(data, profile, level, games, seed, engine, rounds=rounds, start_bonus=start_bonus,

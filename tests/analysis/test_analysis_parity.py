@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -107,3 +108,41 @@ def test_parity_win_rate_is_played_at_the_strength_shown():
     result = strength_at_parity(curve)
     assert result.strength == round(result.strength, 2) and result.note == ""
     assert result.win_rate == curve(result.strength)
+
+
+@pytest.mark.parametrize("games", [1, 2])
+def test_an_interval_the_games_cannot_close_is_open(games):
+    # `parity --games 1` printed 1.58 (0.25-4.00): the first bracket's ends, read as measured bounds when the
+    # Wilson interval straddled 1/2 at every strength tried (a QA pass of the Python API)
+    result = strength_at_parity(LogisticCurve(1.0, games=games))
+    assert (result.low, result.high) == (0.0, math.inf)
+    assert 0.25 <= result.strength <= 4.0
+
+
+def test_an_interval_wider_than_the_first_bracket_is_searched_beyond_it():
+    # with 10 games the upper bound of the win rate is still above 1/2 at strength 0.25 for a root at 0.6, so the
+    # interval's low end lies below the bracket the strength was found in
+    curve = LogisticCurve(0.6, games=10)
+    assert curve.bounds(0.25)[1] >= 0.5
+    result = strength_at_parity(curve)
+    assert 0.0 < result.low < 0.25 and curve.bounds(result.low)[1] < 0.5
+    assert result.high < math.inf and curve.bounds(result.high)[0] >= 0.5
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    (dict(games=0), "games: must be at least 1, got 0"),
+    (dict(seed=-1), "seed: must be 0 to"),
+    (dict(levels="4-5"), "levels: must be a list of levels 0-8, got '4-5'"),
+    (dict(levels=[9]), "levels: must be a list of levels 0-8, got [9]"),
+    (dict(profile="Balanced"), "profile: unknown scripted profile 'Balanced' (known: "),
+])
+def test_parity_table_checks_what_the_command_line_checks(change, problem):
+    # games=0 gave a row of strength 0.25 and NaN win rate with two RuntimeWarnings, seed=-1 played seed 2**64-1,
+    # "4-5" failed reading '-' as an int (a QA pass of the Python API)
+    from analysis.parity import parity_table
+    from sim.config import ConfigError
+    from sim.gamedata import load_game_data
+
+    arguments = dict(data=load_game_data(), profile="balanced", levels=[5], games=10, seed=1, engine="reference")
+    with pytest.raises(ConfigError, match=f"^{re.escape(problem)}"):
+        parity_table(**{**arguments, **change})
