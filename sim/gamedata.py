@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -480,7 +481,11 @@ def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_d
     if overlay is not None:
         if isinstance(overlay, Mapping):
             overlay_path: Path | str = label or "<overlay>"
+            _check_keys(overlay, overlay_path)
             raw = dict(overlay)  # merge_overlay copies what it takes, so the caller's mapping is never changed
+        elif not isinstance(overlay, str | os.PathLike):
+            raise DataError([f"{label or '<overlay>'}: an overlay is a TOML file's path or a mapping of its tables, "
+                             f"got {type(overlay).__name__}"])
         else:
             overlay_path = Path(overlay)
             raw = read_toml(overlay_path)
@@ -518,6 +523,21 @@ def starting_token_shortfall(data: GameData, start_bonus: str, seats: int) -> st
     field = "moon.starting_tokens.tokens"
     return (f"start_bonus 'random' draws one starting token per seat: {seats} seats, {len(tokens)} tokens in "
             f"{field} (in {data.source_of(field)})")
+
+
+def _check_keys(table: Mapping[Any, Any], source: Path | str, prefix: str = "") -> None:
+    """Refuse a mapping overlay's keys that a TOML file cannot have: ``{5: ...}`` for level 5 gave six lines of
+    schema errors, none saying that the key must be the text ``"5"``."""
+    for key, value in table.items():
+        if not isinstance(key, str):
+            raise DataError([f"{source}: {prefix}{key!r}: keys are text, as in a TOML file (write {str(key)!r}, "
+                             f"not {key!r})"])
+        if isinstance(value, Mapping):
+            _check_keys(value, source, f"{prefix}{key}.")
+        elif isinstance(value, list | tuple):
+            for index, item in enumerate(value):
+                if isinstance(item, Mapping):
+                    _check_keys(item, source, f"{prefix}{key}.{index}.")
 
 
 def _dotted_paths(table: Mapping[str, Any], prefix: str = "") -> list[str]:

@@ -154,6 +154,8 @@ def play(seats: str | Sequence[Seat], games: int, seed: int = DEFAULT_RUN_SEED, 
     play_chunk = engine_function(engine)
     if data is None:
         data = load_game_data(overlay)
+    elif not isinstance(data, GameData):  # a dict failed as "'dict' object has no attribute 'players'"
+        raise ConfigError(f"must be GameData (sim.gamedata.load_game_data), got {type(data).__name__}", "data")
     if isinstance(seats, str):
         seats = parse_seats(seats, data.players.profiles)
     for seat in seats:

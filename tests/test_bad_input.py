@@ -528,3 +528,21 @@ def test_numpy_integers_are_taken_as_the_numbers_they_are(tmp_path):
               strengths=[1.0])
     plan = json.loads((tmp_path / "np" / "study.json").read_text())
     assert (plan["games"], plan["seed"], plan["levels"], plan["rounds"]) == (20, 7, [4, 5], 6)
+
+
+@pytest.mark.parametrize(("call", "problem"), [
+    (dict(overlay={"luna": {"levels": {5: {"helium_tokens": [9, 15]}}}}),
+     "<overlay>: luna.levels.5: keys are text, as in a TOML file (write '5', not 5)"),
+    (dict(overlay=[1, 2]), "<overlay>: an overlay is a TOML file's path or a mapping of its tables, got list"),
+    (dict(data={"luna": 1}), "data: must be GameData (sim.gamedata.load_game_data), got dict"),
+])
+def test_play_s_data_and_overlay_of_the_wrong_shape_are_one_line(call, problem):
+    # an integer level key gave six lines of schema errors, a list a TypeError from pathlib, a dict as data an
+    # AttributeError (a QA pass of the Python API)
+    from sim.config import ConfigError
+    from sim.gamedata import DataError
+    from sim.play import play
+
+    with pytest.raises((ConfigError, DataError)) as caught:
+        play("luna:5", 2, engine="reference", **call)
+    assert str(caught.value) == problem
