@@ -475,9 +475,11 @@ def plot_variant_differences(differences: pd.DataFrame, hue: str | None = "level
     ax.invert_yaxis()
     ax.set_xlabel(f"Difference variant − base ({POINTS}, paired 95 % interval)")
     ax.set_ylabel("Score")
-    ax.set_title("Variant against base")
     if len(groups) > 1:
+        ax.set_title("Variant against base")
         legend(ax, loc="lower right")
+    else:  # no legend with one series: the title names it (a notebook's level-5 figure said neither)
+        ax.set_title(f"Variant against base{': ' + label if label else ''}")
     return figure
 
 

@@ -184,11 +184,13 @@ def test_variant_differences(make_run):
     assert len(ax.containers) == 1
     assert [label.get_text() for label in ax.get_yticklabels()][:2] == ["Total score", "Cash"]
     assert "CrypCoin" in ax.get_xlabel()
-    assert ax.get_legend() is None  # a single series needs no legend
+    assert ax.get_legend() is None  # a single series needs no legend: the title names it (a QA pass)
+    assert ax.get_title() == "Variant against base: level 4"
     two_levels = pd.concat([table, table.assign(level=5)], ignore_index=True)
     figure = _drawn(plots.plot_variant_differences(two_levels))
     assert len(figure.axes[0].containers) == 2
     assert _legend_texts(figure.axes[0]) == ["level 4", "level 5"]
+    assert figure.axes[0].get_title() == "Variant against base"
 
 
 def test_style_is_local_and_levels_keep_their_colour():
