@@ -19,6 +19,8 @@ def as_keys(by: str | Iterable[str] | None) -> list[str]:
         return []
     if isinstance(by, str):
         return [by]
+    if not isinstance(by, Iterable):  # by=5: "'int' object is not iterable"
+        raise ValueError(f"by: must be a column name, a list of them or None, got {by!r}")
     return list(by)
 
 
@@ -36,6 +38,7 @@ def group_keys(frame: pd.DataFrame, by: str | Iterable[str] | None, kind: str | 
         rules, so a group pooling it with the base would average two games into numbers neither has.
     """
     keys = as_keys(by)
+    require_columns(frame, [], "seats")  # a frame at all
     if "variant" not in frame.columns or "variant" in keys:
         return keys
     variants = frame["variant"]
@@ -51,7 +54,10 @@ def group_keys(frame: pd.DataFrame, by: str | Iterable[str] | None, kind: str | 
 
 
 def require_columns(frame: pd.DataFrame, columns: Iterable[str], what: str) -> None:
-    """Raise a ValueError listing the columns of ``columns`` missing from ``frame``."""
+    """Raise a ValueError listing the columns of ``columns`` missing from ``frame`` (or saying it is no frame)."""
+    if not isinstance(frame, pd.DataFrame):  # a RunData failed as "'RunData' object has no attribute 'columns'"
+        hint = " (its seats are .seats)" if hasattr(frame, "seats") else ""
+        raise ValueError(f"{what}: expected a DataFrame, got {type(frame).__name__}{hint}")
     missing = [column for column in dict.fromkeys(columns) if column not in frame.columns]
     if missing:
         raise ValueError(f"{what}: missing column(s): {', '.join(missing)}")

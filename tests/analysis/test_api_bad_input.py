@@ -177,3 +177,12 @@ def test_win_rates_of_in_memory_frames_count_each_game_s_seats():
     # with the loader's n_seats column, a frame filtered to Luna's rows is what it was
     counted = versus.assign(n_seats=2)
     assert stats.win_rates(counted[counted["kind"] == "luna"]).equals(whole)
+
+
+def test_a_run_data_or_a_number_where_a_frame_or_keys_go_is_one_line(data):
+    # "'RunData' object has no attribute 'columns'" and "'int' object is not iterable" (a QA pass of the API)
+    with pytest.raises(ValueError, match=r"^seats: expected a DataFrame, got RunData \(its seats are "
+                                         r"\.seats\)$"):
+        stats.score_summary(data)
+    with pytest.raises(ValueError, match=r"^by: must be a column name, a list of them or None, got 5$"):
+        stats.score_summary(data.seats, by=5)
