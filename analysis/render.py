@@ -357,6 +357,18 @@ def check_report_places(root: Path) -> None:
             raise IsADirectoryError(errno.EISDIR, "is a folder, not a file the report can replace", str(root / name))
 
 
+def _remove_earlier_items(root: Path, written: Mapping[str, set[str]]) -> None:
+    """Remove the tables and figures of an earlier report that this one does not write (a study rerun with fewer
+    variants kept its variant tables beside a report without them); other files there are left as they are."""
+    for folder, suffixes in REPORT_FOLDERS.items():
+        if not (root / folder).is_dir():
+            continue
+        for item in (root / folder).iterdir():
+            if item.suffix in suffixes and item.name not in written[folder] and item.is_file() \
+                    and not _is_temporary(item):
+                item.unlink(missing_ok=True)
+
+
 def write_report(
     study_dir: str | Path,
     tables: Mapping[str, pd.DataFrame],
@@ -469,6 +481,8 @@ def write_report(
     # report.html beside a mix of old and new files; the pages come last, once all they show is written.
     for name in (HTML_FILE, MARKDOWN_FILE):
         (root / name).unlink(missing_ok=True)
+    _remove_earlier_items(root, {"tables": {f"{name}.csv" for name in tables},
+                                 "figures": {f"{name}{suffix}" for name in figures for suffix in (".png", ".svg")}})
     table_paths = {name: atomic_write(root / "tables" / f"{name}.csv", text) for name, text in csv_text.items()}
     figure_paths = {name: (atomic_write(root / "figures" / f"{name}.png", png_data[name]),
                            atomic_write(root / "figures" / f"{name}.svg", svg_data[name])) for name in figures}

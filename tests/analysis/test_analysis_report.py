@@ -128,6 +128,18 @@ def _files(root: Path) -> dict[str, bytes]:
     return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
 
 
+def test_a_rebuilt_report_keeps_no_table_or_figure_of_the_earlier_one(tmp_path):
+    # a study rerun with fewer variants kept the earlier report's variant and duel tables and figures beside a
+    # report that no longer had them (a QA pass); other files in those folders are the user's and stay
+    root = tmp_path / "study"
+    write_report(root, {"kept": pd.DataFrame({"x": [1]}), "dropped": pd.DataFrame({"y": [2]})},
+                 {"kept_figure": _small_figure("a"), "dropped_figure": _small_figure("b")})
+    (root / "tables" / "notes.txt").write_text("mine")
+    write_report(root, {"kept": pd.DataFrame({"x": [3]})}, {"kept_figure": _small_figure("a")})
+    assert sorted(path.name for path in (root / "tables").iterdir()) == ["kept.csv", "notes.txt"]
+    assert sorted(path.name for path in (root / "figures").iterdir()) == ["kept_figure.png", "kept_figure.svg"]
+
+
 def test_a_figure_that_fails_to_render_leaves_the_earlier_report_as_it_was(tmp_path):
     # Before, the new tables were written first and the earlier report.html stayed beside them.
     root = tmp_path / "study"
