@@ -43,6 +43,8 @@ from sim.constants import (
     DISPLAY_COLUMNS,
     DISPLAY_ROWS,
     LEVELS,
+    MAX_LEVEL,
+    MIN_LEVEL,
     PLAYER_MODEL_FILE,
     PLAYERS_DIR,
     RESEARCH_ROW_SPACES,
@@ -493,6 +495,10 @@ def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_d
         if unknown:
             raise DataError([f"{overlay_path}: {key}: unknown table (an overlay has name, description, "
                              f"{', '.join(OVERLAY_TABLES)})" for key in unknown])
+        for key in ("name", "description"):  # name = 5 became a variant's title "5" in a study's report
+            if key in raw and not isinstance(raw[key], str):
+                raise DataError([f"{overlay_path}: {key}: must be text, got {type(raw[key]).__name__} {raw[key]!r}"])
+        _check_level_keys(raw.get("luna"), overlay_path)
         try:
             luna_raw = merge_overlay(luna_raw, raw.get("luna", {}), "luna.")
             moon_raw = merge_overlay(moon_raw, raw.get("moon", {}), "moon.")
@@ -523,6 +529,17 @@ def starting_token_shortfall(data: GameData, start_bonus: str, seats: int) -> st
     field = "moon.starting_tokens.tokens"
     return (f"start_bonus 'random' draws one starting token per seat: {seats} seats, {len(tokens)} tokens in "
             f"{field} (in {data.source_of(field)})")
+
+
+def _check_level_keys(luna: object, source: Path | str) -> None:
+    """An overlay's ``[luna.levels.K]`` names one of the levels: a new key (``05``, ``9``) was merged in as a level
+    of its own, and the schema then said "Field required" of each of its fields, never that K is no level."""
+    levels = luna.get("levels") if isinstance(luna, Mapping) else None
+    if isinstance(levels, Mapping):
+        wrong = [key for key in levels if key not in LEVEL_KEYS]
+        if wrong:
+            raise DataError([f"{source}: luna.levels.{key}: not a level ({MIN_LEVEL}-{MAX_LEVEL}, written as in "
+                             f"[luna.levels.5])" for key in wrong])
 
 
 def _check_keys(table: Mapping[Any, Any], source: Path | str, prefix: str = "") -> None:

@@ -546,3 +546,26 @@ def test_play_s_data_and_overlay_of_the_wrong_shape_are_one_line(call, problem):
     with pytest.raises((ConfigError, DataError)) as caught:
         play("luna:5", 2, engine="reference", **call)
     assert str(caught.value) == problem
+
+
+@pytest.mark.parametrize("key", ["05", "five", "9"])
+def test_an_overlay_level_that_is_no_level_is_one_line(tmp_path, capsys, key):
+    # [luna.levels.05] gave five "Field required" lines of its fields, never saying 05 is no level (a QA pass)
+    overlay = tmp_path / "levels.toml"
+    overlay.write_text(f"[luna.levels.{key}]\nhelium_tokens = [9, 15]\n")
+    assert main(["simulate", "--seats", "luna:5", "--games", "5", "--overlay", str(overlay),
+                 "--out", str(tmp_path / "run")]) == 2
+    assert one_line(capsys) == (f"luna-balance: {overlay}: luna.levels.{key}: not a level (0-8, written as in "
+                                "[luna.levels.5])\n")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("line", "problem"), [("name = ['a', 1]", "name: must be text, got list ['a', 1]"),
+                                               ("description = 7", "description: must be text, got int 7")])
+def test_an_overlay_name_or_description_that_is_no_text_is_one_line(tmp_path, capsys, line, problem):
+    # name = ["a", 1] was accepted and became a variant's title "['a', 1]" in a study's report (a QA pass)
+    overlay = tmp_path / "named.toml"
+    overlay.write_text(f"{line}\n[luna.levels.5]\nhelium_tokens = [9, 15]\n")
+    assert main(["simulate", "--seats", "luna:5", "--games", "5", "--overlay", str(overlay),
+                 "--out", str(tmp_path / "run")]) == 2
+    assert one_line(capsys) == f"luna-balance: {overlay}: {problem}\n"
