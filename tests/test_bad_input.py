@@ -569,3 +569,4 @@ def test_an_overlay_name_or_description_that_is_no_text_is_one_line(tmp_path, ca
     assert main(["simulate", "--seats", "luna:5", "--games", "5", "--overlay", str(overlay),
                  "--out", str(tmp_path / "run")]) == 2
     assert one_line(capsys) == f"luna-balance: {overlay}: {problem}\n"
+
