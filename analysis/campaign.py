@@ -312,7 +312,7 @@ def run_campaign_dir(data: GameData, rules: CampaignData, options: CampaignOptio
     """
     out = Path(out)
     started = time.perf_counter()
-    with output_directory(out, inputs=(overlay,)) as temporary:
+    with output_directory(out, "campaign", inputs=(overlay,)) as temporary:
         result = run_campaigns(data, rules, options, progress=progress)
         write_campaign_files(result, temporary, overlay)
         manifest = _manifest(result, data, time.perf_counter() - started, overlay)

@@ -246,7 +246,7 @@ def run_readings_dir(data: GameData, levels: Sequence[int], games: int, seed: in
     """
     out = Path(out)
     started = time.perf_counter()
-    with output_directory(out, inputs=(overlay,)) as temporary:
+    with output_directory(out, "readings", inputs=(overlay,)) as temporary:
         table = compare_readings(data, levels, games, seed, opponents, engine, rounds, start_bonus, progress, board)
         settings = settings_sentence(data, levels, games, seed, opponents, engine, rounds, start_bonus, board, overlay)
         write_readings_files(table, temporary, "Luna: what each rule reading changes", settings)

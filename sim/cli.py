@@ -414,7 +414,7 @@ def command_levels(args: argparse.Namespace) -> int:
                          workers=args.workers, overlay=args.overlay)
     if args.out:
         for level in levels:  # every level's run directory, before any level is played
-            check_output(Path(args.out) / f"level-{level}", inputs=(args.overlay,))
+            check_output(Path(args.out) / f"level-{level}", "run", inputs=(args.overlay,))
     base = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="luna-levels-"))
     frames = []
     try:

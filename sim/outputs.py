@@ -75,6 +75,11 @@ def output_kinds() -> dict[str, frozenset[str]]:
     return {kind: frozenset(names) for kind, names in kinds.items()}
 
 
+#: What an output of each kind is, for a message refusing to replace it with another kind.
+KIND_NAMES = {"run": "a run", "tune": "a tuning", "sensitivity": "a sensitivity analysis", "campaign": "a campaign",
+              "readings": "a readings comparison"}
+
+
 def foreign_entries(out: Path) -> list[str]:
     """The names in the output directory ``out`` that no single kind of output writes (empty: it may be replaced).
 
@@ -96,8 +101,9 @@ def is_run_directory(path: Path) -> bool:
     return isinstance(versions, dict) and OWN_PACKAGE in versions
 
 
-def _refuse_to_replace(out: Path) -> None:
-    """Refuse to replace a non-empty directory at ``out`` that is not an output of ours, or holds other things."""
+def _refuse_to_replace(out: Path, kind: str) -> None:
+    """Refuse to replace a non-empty directory at ``out`` that is not an output of ours, holds other things, or is
+    the output of another kind than ``kind`` (a simulate whose --out named a tuning deleted its tuned.toml)."""
     if not any(out.iterdir()):
         return
     if not is_run_directory(out):
@@ -107,9 +113,17 @@ def _refuse_to_replace(out: Path) -> None:
         them = "it" if len(foreign) == 1 else "them"
         raise OutputPathError(f"{out}: holds {shown}, which no luna-balance output writes there; replacing {out} "
                               f"would delete {them}: move {them} out or choose another --out")
+    names = {entry.name for entry in out.iterdir()}
+    kinds = output_kinds()
+    if not names <= kinds[kind]:
+        earlier = next(other for other, own in kinds.items() if names <= own)
+        # the files that tell it apart (a tuning's tuned.toml, not the report every output but a run has)
+        telling = names - set().union(*(own for other, own in kinds.items() if other != earlier)) or names - kinds[kind]
+        raise OutputPathError(f"{out}: holds {KIND_NAMES[earlier]} ({', '.join(sorted(telling))}), which this command "
+                              "would delete in replacing it: choose another --out, or remove it first")
 
 
-def check_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> None:
+def check_output(out: Path, kind: str, inputs: Iterable[str | Path | None] = ()) -> None:
     """Refuse an ``out`` no run directory may be written at (a file, a symbolic link, a directory of other things,
     an earlier output holding more than its own files or one of the command's ``inputs``), creating nothing: a
     command that writes several runs checks them all before it plays any."""
@@ -127,7 +141,7 @@ def check_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> None:
                                   "or another --out")
         if out.is_dir():
             _refuse_holding_inputs(out, inputs)  # first: the more precise message
-            _refuse_to_replace(out)
+            _refuse_to_replace(out, kind)
         elif out.exists():
             raise OutputPathError(f"{out}: is a file, not a run directory; refusing to replace it")
     except OSError as error:
@@ -172,14 +186,14 @@ def _remove_made(made: tuple[Path, ...]) -> None:
             folder.rmdir()
 
 
-def start_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> Started:
+def start_output(out: Path, kind: str, inputs: Iterable[str | Path | None] = ()) -> Started:
     """Check that a run directory can be written at ``out`` (see :func:`check_output`) and create the temporary
     one beside it, held (:mod:`sim.temporaries`), after removing those of earlier processes at ``out`` that died.
 
     Runs before any game is played, so a bad ``out`` costs nothing and leaves nothing behind: not even the parent
     folders it made (an over-long name fails only when the temporary directory is made).
     """
-    check_output(out, inputs)
+    check_output(out, kind, inputs)
     temporary = temporary_for(out)
     made: tuple[Path, ...] = ()
     try:
@@ -204,7 +218,7 @@ def start_output(out: Path, inputs: Iterable[str | Path | None] = ()) -> Started
 
 
 @contextlib.contextmanager
-def output_directory(out: Path, inputs: Iterable[str | Path | None] = ()) -> Iterator[Path]:
+def output_directory(out: Path, kind: str, inputs: Iterable[str | Path | None] = ()) -> Iterator[Path]:
     """Build an output directory beside ``out`` and move it into place only when the block completes.
 
     ``out`` is checked first (:func:`start_output`, before any game is played; ``inputs`` are the files the
@@ -212,11 +226,11 @@ def output_directory(out: Path, inputs: Iterable[str | Path | None] = ()) -> Ite
     temporary directory it is given; on any error (or Ctrl-C) the temporary directory is removed and
     ``out`` is left as it was, so a command's result is all there or not there at all.
     """
-    started = start_output(out, inputs)
+    started = start_output(out, kind, inputs)
     temporary, written = started.temporary, False
     try:
         yield temporary
-        replace_directory(temporary, out)
+        replace_directory(temporary, out, kind)
         written = True
     except OSError as error:
         if not error.filename:
@@ -257,10 +271,10 @@ def _why(error: OSError, out: Path) -> str:
     return f"{path}: {error.strerror or error}"
 
 
-def replace_directory(temporary: Path, out: Path) -> None:
+def replace_directory(temporary: Path, out: Path, kind: str) -> None:
     """Move a finished run into place; an existing run directory at ``out`` is replaced whole."""
     if out.exists() or out.is_symlink():
-        check_output(out)  # again: it may have become a link or gained files while the games were played
+        check_output(out, kind)  # again: it may have become a link or gained files while the games were played
         old = out.with_name(f".{out.name}.old-{os.getpid()}")
         crash_point("part-moving")
         os.replace(out, old)

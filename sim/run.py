@@ -446,7 +446,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
         play = functools.partial(play, check_invariants=True)
     chunk_size = chunk_size_for(config, options)  # before the output is started: a refused size leaves nothing
     started = time.perf_counter()
-    with output_directory(out, inputs=(options.overlay,)) as temporary:
+    with output_directory(out, "run", inputs=(options.overlay,)) as temporary:
         bounds = list(chunk_bounds(options.games, chunk_size))
         chunks = _chunks(play, data, config, options, bounds)
         own = output_consumers(data, config, options, temporary) if write_games or options.aggregate_only else []

@@ -126,7 +126,7 @@ def test_a_failed_write_named_the_temporary_directory_that_is_removed(tmp_path):
     from sim.run import output_directory
 
     out = tmp_path / "sens"
-    with pytest.raises(OSError) as failed, output_directory(out) as temporary:
+    with pytest.raises(OSError) as failed, output_directory(out, "sensitivity") as temporary:
         (temporary / "figures").mkdir()
         raise OSError(27, "File too large", str(temporary / "figures" / "tornado.png"))
     assert failed.value.filename == str(out / "figures" / "tornado.png") and failed.value.strerror == "File too large"

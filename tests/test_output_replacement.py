@@ -101,6 +101,25 @@ def test_every_command_writes_only_names_its_kind_of_output_lists(tmp_path, comm
     assert main([*command, "--out", str(out)]) == 0  # and so a rerun replaces it
 
 
+def test_an_output_of_another_command_is_not_replaced(tmp_path, capsys):
+    # a simulate whose --out named a tuning deleted its tuned.toml and report (a QA pass); a tune into a run
+    # folder likewise. An output is replaced only by its own command.
+    tuning = tmp_path / "tuning"
+    assert main(["tune", str(ROOT / "examples" / "tune_level4.toml"), "--games", "40", "--engine", "reference",
+                 "--quiet", "--out", str(tuning)]) == 0
+    run = tmp_path / "run"
+    assert main([*SIMULATE, "--out", str(run)]) == 0
+    before = tree(tmp_path)
+    capsys.readouterr()
+    assert main([*SIMULATE, "--out", str(tuning)]) == 2
+    assert one_line(capsys) == (f"luna-balance: {tuning}: holds a tuning (tuned.toml, tuning.csv), which this command "
+                                "would delete in replacing it: choose another --out, or remove it first\n")
+    assert main(["sensitivity", "--level", "7", "--opponent", "none", "--games", "10", "--no-cards", "--quiet",
+                 "--out", str(run)]) == 2
+    assert f"{run}: holds a run (seats.parquet), which this command would delete" in one_line(capsys)
+    assert tree(tmp_path) == before
+
+
 def test_the_writers_take_their_names_from_sim_outputs():
     # one place for each name: the writers import output_kinds' names rather than keep copies of their own
     from analysis import render

@@ -230,7 +230,7 @@ def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE
     if problem:
         raise DataError([problem])
     out = Path(out)
-    with output_directory(out, inputs=(target_file, overlay)) as temporary:
+    with output_directory(out, "tune", inputs=(target_file, overlay)) as temporary:
         result = tune(targets, start_overlay, raw_luna, games, seed, engine, log=log,
                       overlay_source=None if overlay is None else str(overlay), progress=progress)
         write_tuning(result, temporary)

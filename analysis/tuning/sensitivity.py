@@ -226,7 +226,7 @@ def run_sensitivity_dir(plan: Plan, out: str | Path, progress: Callable[[int], N
     """
     out = Path(out)
     started = time.perf_counter()
-    with output_directory(out) as temporary:
+    with output_directory(out, "sensitivity") as temporary:
         table = measure(plan, progress)
         sentence = write_sensitivity_files(plan, table, temporary)
         options = plan.options
