@@ -285,8 +285,11 @@ def test_an_interrupted_parity_step_resumes_to_the_same_tables(study, tmp_path, 
     searched.clear()
     played: list[str] = []
     monkeypatch.setattr(study_runner, "run_simulation", lambda *args, **kwargs: played.append(args[3]))
-    assert run_cli(tmp_path, *OPTIONS) == 0
+    assert run_cli(tmp_path, *[option for option in OPTIONS if option != "--quiet"]) == 0
     assert searched == [5] and played == []  # only the missing search; every part was kept
+    # the resume said "keeping 8 finished part(s); 0 to simulate", not a word of the search left (a QA pass)
+    assert (f"{study_dir}: keeping 8 finished part(s) and 1 of 2 parity searches; 0 parts to play, 1 search to run"
+            in capsys.readouterr().err)
     assert tables(study_dir) == tables(study)
 
 

@@ -276,8 +276,14 @@ def run_study(
     todo = [part for part in plan.parts
             if not part_is_finished(study_dir, plan, part, game_data[part.variant].digest, keep_games=keep_games)]
     kept = len(plan.parts) - len(todo)
-    if kept:
-        say(f"{study_dir}: keeping {kept} finished part(s); {len(todo)} to simulate")
+    searches = plan.parity_tasks()
+    searched = sum(parity_is_finished(study_dir, plan, task) for task in searches)
+    if kept or searched:
+        left = len(searches) - searched
+        kept_searches = f" and {searched} of {len(searches)} parity searches" if searches else ""
+        searches_left = f", {left} search{'es' if left != 1 else ''} to run" if searches else ""
+        parts_left = f"{len(todo)} part{'s' if len(todo) != 1 else ''}"
+        say(f"{study_dir}: keeping {kept} finished part(s){kept_searches}; {parts_left} to play{searches_left}")
     configs = {part.name: GameConfig(seats=parse_seats(part.seats), rounds=plan.rounds, start_bonus=plan.start_bonus,
                                      board=plan.board)
                for part in todo}
@@ -308,7 +314,6 @@ def run_study(
                                                          "variant": part.variant,
                                                          "overlay_digest": part.overlay_digest,
                                                          "summary": record}})
-        searches = plan.parity_tasks()
         if searches:
             with progress_bar(len(searches), quiet, "parity") as bar:
                 run_parity(study_dir, plan, game_data, engine, workers, progress=bar.update)
