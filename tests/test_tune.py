@@ -232,13 +232,28 @@ def test_a_ladder_measures_its_ends_and_tunes_between(tmp_path):
     result = run_tune(targets, tmp_path / "out", games=500, seed=SEED)
     levels = {goal_result.goal.level: goal_result for goal_result in result.results}
     assert sorted(levels) == list(range(9))
-    low, high = levels[0].after.value, levels[8].after.value
-    assert levels[5].goal.target == pytest.approx(low + (high - low) * 5 / 8)
+    # level 5 moves toward the middle of its measured neighbours 4 and 6 (fixed), not toward a line from 0 to 8
+    # that the fixed levels are off (a QA pass)
+    low, high = levels[4].after.value, levels[6].after.value
+    assert levels[5].goal.target == pytest.approx((low + high) / 2)
+    assert all(levels[level].goal.target == levels[level].after.value for level in (0, 1, 2, 3, 4, 6, 7, 8))
     assert [level for level, goal_result in levels.items() if goal_result.goal.free] == [5]
     assert all(goal_result.search.start == goal_result.search.best for level, goal_result in levels.items()
                if level != 5)
     ladder = pd.read_csv(tmp_path / "out" / "tables" / "ladder.csv")
     assert list(ladder["level"]) == list(range(9)) and np.isfinite(ladder["after"]).all()
+
+
+def test_ladder_targets_are_equal_steps_between_the_measured_levels():
+    from analysis.tuning.targets import Goal, ladder_targets
+
+    goals = [Goal(level, None, None, 0.02, () if level in (0, 1, 2, 8) else ("moves",)) for level in range(9)]
+    measured = {0: 0.6, 1: 0.85, 2: 0.965, 8: 1.325}
+    targets = [goal.target for goal in ladder_targets(goals, measured)]
+    assert targets[:3] == [0.6, 0.85, 0.965] and targets[8] == 1.325
+    assert targets[3:8] == pytest.approx([0.965 + 0.06 * step for step in range(1, 6)])  # (1.325 - 0.965) / 6
+    with pytest.raises(ValueError, match="the ends 0 and 8 must be measured"):
+        ladder_targets(goals, {0: 0.6, 2: 1.0})
 
 
 @pytest.mark.slow

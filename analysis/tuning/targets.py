@@ -28,9 +28,9 @@ as :mod:`analysis.tuning.parameters` names them, ``*`` matching any part of a na
 only its own parameters, and Luna's card numbers (``cards.*``, which every level shares) only when
 the file tunes one level. ``bounds`` narrows a parameter's range; its starting value must lie inside.
 
-A ladder's targets are equal steps from level 0's measured value to level 8's; levels 0 and 8 are its
-ends and never move, nor do the levels in ``fixed``; every other level moves the parameters ``move``
-names (relative to the level, e.g. ``helium_tokens.0``).
+A ladder's levels 0 and 8 are its ends and never move, nor do the levels in ``fixed``: they are measured first.
+Every other level moves the parameters ``move`` names (relative to the level, e.g. ``helium_tokens.0``) toward
+equal steps between the nearest measured levels below and above it.
 
 Problems are reported as ``file: field: problem`` (:class:`sim.gamedata.DataError`).
 """
@@ -347,11 +347,27 @@ def read_targets(path: str | Path, raw_luna: Mapping[str, Any], profiles: Mappin
                    goals=tuple(goals), ladder=spec.ladder is not None)
 
 
-def ladder_targets(goals: Sequence[Goal], low: float, high: float) -> tuple[Goal, ...]:
-    """The ladder's goals with their targets: equal steps from ``low`` (level 0) to ``high`` (level 8)."""
-    span = MAX_LEVEL - MIN_LEVEL
-    return tuple(Goal(goal.level, goal.metric, low + (high - low) * (goal.level - MIN_LEVEL) / span, goal.tolerance,
-                      goal.free) for goal in goals)
+def ladder_targets(goals: Sequence[Goal], measured: Mapping[int, float]) -> tuple[Goal, ...]:
+    """The ladder's goals with their targets: a level that does not move (its ends, its ``fixed`` levels) keeps its
+    ``measured`` value; a level that moves gets equal steps between the nearest measured levels below and above.
+
+    Equal steps from level 0 to level 8 put the moving levels on a line the fixed ones were off: with levels 1-2
+    fixed above it, level 3 was tuned down to 0.03 above level 2 where every other step was 0.11 (a QA pass).
+    """
+    anchors = sorted(measured)
+    if not anchors or anchors[0] != MIN_LEVEL or anchors[-1] != MAX_LEVEL:
+        raise ValueError(f"ladder_targets: the ends {MIN_LEVEL} and {MAX_LEVEL} must be measured, got {anchors}")
+    targeted = []
+    for goal in goals:
+        if goal.level in measured:
+            target = measured[goal.level]
+        else:
+            below = max(level for level in anchors if level < goal.level)
+            above = min(level for level in anchors if level > goal.level)
+            share = (goal.level - below) / (above - below)
+            target = measured[below] + (measured[above] - measured[below]) * share
+        targeted.append(Goal(goal.level, goal.metric, target, goal.tolerance, goal.free))
+    return tuple(targeted)
 
 
 def seating_problem(targets: Targets, data: GameData, start_bonus: str = DEFAULT_START_BONUS) -> str:

@@ -24,7 +24,6 @@ from analysis.tuning.search import (
 )
 from analysis.tuning.targets import Goal, Targets, ladder_targets
 from sim.config import check_count, check_seed
-from sim.constants import MAX_LEVEL, MIN_LEVEL
 from sim.gamedata import OVERLAY_TABLES, DataError, load_game_data, merge_overlay, read_toml
 
 
@@ -154,16 +153,17 @@ def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[s
     games = check_count(games, "games", 2)  # one game's interval is [-inf, inf]: the races could not rank anything
     seed = check_seed(seed)
     goals = targets.goals
-    if targets.ladder:
-        ends = {goal.level: _measured_only(goal, start_overlay, raw_luna, games, seed, engine)
-                for goal in goals if goal.level in (MIN_LEVEL, MAX_LEVEL)}
-        goals = ladder_targets(goals, ends[MIN_LEVEL].value, ends[MAX_LEVEL].value)
+    measured: dict[int, Measure] = {}
+    if targets.ladder:  # its ends and fixed levels first: the moving levels' targets are steps between them
+        measured = {goal.level: _measured_only(goal, start_overlay, raw_luna, games, seed, engine)
+                    for goal in goals if not goal.free}
+        goals = ladder_targets(goals, {level: measure.value for level, measure in measured.items()})
     results = []
     for goal in goals:
         if goal.free:
             result = _search_goal(goal, start_overlay, raw_luna, games, seed, engine, targets.path, progress)
         else:  # a ladder's end or fixed level: measured, never moved
-            measure = _measured_only(goal, start_overlay, raw_luna, games, seed, engine)
+            measure = measured.get(goal.level) or _measured_only(goal, start_overlay, raw_luna, games, seed, engine)
             result = GoalResult(goal, (), SearchResult((), (), measure, measure, (), 0))
         results.append(result)
         if log is not None:
