@@ -242,9 +242,13 @@ def campaign_text(result: CampaignResult) -> str:
     ``[campaign]`` table included)."""
     rules, seats = result.rules, len(result.options.seats)
     by_rank = list(rules.sp_by_rank[:seats])
-    last = (f" With {seats} seats the last place still earns {by_rank[-1]} SP a chapter, so a seat that never wins"
-            " a chapter can still win the campaign." if by_rank[-1] > 0 else "")
     luna = rules.luna
+    # a Luna kept at her level after a lost chapter, in last place, against the most the seat that beat her gets
+    kept_last = by_rank[-1] + luna.bonus_marker_sp + luna.kept_after_loss_sp
+    winner_most = by_rank[0] + rules.bonus_marker_sp
+    last = (f" With {seats} seats, a Luna kept at her level after losing a chapter in last place earns {kept_last} SP"
+            f" for it, more than the {winner_most} at most of the seat that won it: she can win a campaign without"
+            " winning a chapter." if kept_last > winner_most else "")
     return ("SP totals per seat; the campaign's winner has the most SP (a k-way tie counts 1/k). Intervals: Wilson"
             f" score 95 %. SP by rank ({', '.join(map(str, by_rank))} for ranks 1-{seats}) and the bonus-marker"
             f" category ({rules.bonus_marker_sp} SP) are modelled (campaign.toml); the base game's other SP"
