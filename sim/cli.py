@@ -82,7 +82,9 @@ def _add_table_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, default=ROUNDS, choices=ALLOWED_ROUNDS,
                         help=f"{ROUNDS}, or {SINGULARITY_ROUNDS} for the threat card Singularity (default %(default)s)")
     parser.add_argument("--start-bonus", default=DEFAULT_START_BONUS, choices=START_BONUS_CHOICES,
-                        help="Luna's starting research token: random (drawn at random) or none (default %(default)s)")
+                        help="the starting research tokens: random (each seat draws one in seat order, Luna from "
+                             "the spare ones, EN 35; a scripted seat applies its bonus to its own markers) or none "
+                             "(default %(default)s)")
     parser.add_argument("--board", default=DEFAULT_BOARD, choices=BOARDS,
                         help="side of the board: moon (default) or belt (the Belt module)")
 

@@ -444,6 +444,9 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
     play = engine_function(options.engine)
     if options.check_invariants:  # only then: a play function need not know the keyword otherwise
         play = functools.partial(play, check_invariants=True)
+    if options.detail and not config.luna_seats:  # a luna_rounds.parquet of no rows, which no reader takes
+        raise ConfigError(f"rounds records Luna's rounds, and {config.seats_label} seats no Luna; drop {{detail}} or "
+                          "add a luna:N seat", "detail", ("detail",))
     chunk_size = chunk_size_for(config, options)  # before the output is started: a refused size leaves nothing
     started = time.perf_counter()
     with output_directory(out, "run", inputs=(options.overlay,)) as temporary:

@@ -570,3 +570,13 @@ def test_an_overlay_name_or_description_that_is_no_text_is_one_line(tmp_path, ca
                  "--out", str(tmp_path / "run")]) == 2
     assert one_line(capsys) == f"luna-balance: {overlay}: {problem}\n"
 
+
+
+@pytest.mark.parametrize("seats", ["scripted:balanced,scripted:shares", "scripted:passive"])
+def test_luna_s_rounds_asked_of_games_without_luna_are_one_line(tmp_path, capsys, seats):
+    # wrote a luna_rounds.parquet of 0 rows, which check_run.py failed and runs-report refused (a QA pass)
+    assert main(["simulate", "--seats", seats, "--games", "5", "--detail", "rounds", "--engine", "reference",
+                 "--out", str(tmp_path / "run")]) == 2
+    assert one_line(capsys) == (f"luna-balance: --detail: rounds records Luna's rounds, and {seats} seats no Luna; "
+                                "drop --detail or add a luna:N seat\n")
+    assert list(tmp_path.iterdir()) == []
