@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from sim.columns import (
     ROUND_CARD_COLUMNS,
+    ROUND_MAJORITY_CARD_COLUMNS,
     ROUND_NUMERIC,
     SCORE_CATEGORIES,
     SEAT_COLUMNS,
@@ -37,7 +38,8 @@ SEATS_REQUIRED: tuple[str, ...] = tuple(column for column in SEAT_COLUMNS if col
 
 CARD_COLUMNS: tuple[str, ...] = ROUND_CARD_COLUMNS
 MAJORITY_COLUMNS: tuple[str, ...] = tuple(f"majority_{kind}" for kind in MAJORITY_TYPES)
-ROUNDS_REQUIRED: tuple[str, ...] = ROUND_NUMERIC
+# the majority cards came later: a run written before them still loads
+ROUNDS_REQUIRED: tuple[str, ...] = tuple(name for name in ROUND_NUMERIC if name not in ROUND_MAJORITY_CARD_COLUMNS)
 
 #: Columns the loader adds to both frames; each is constant within one run directory.
 RUN_COLUMNS: tuple[str, ...] = ("run", "variant", "seats", "opponents", "luna_level", "n_seats")

@@ -40,11 +40,16 @@ SEAT_NUMERIC = (
 SEAT_CONFIG = ("game", "seat", "kind", "level", "profile", "strength")
 SEAT_COLUMNS = SEAT_CONFIG + SEAT_NUMERIC
 
-# Numeric per-round columns (card_* hold Luna card indices, -1 = no card; the driver turns them into ids).
+# Numeric per-round columns (the ROUND_ID_COLUMNS hold Luna card indices, -1 = no card; the driver turns them into
+# ids).
 ROUND_CARD_COLUMNS = tuple(f"card_{slot.lower()}" for slot in SLOT_LETTERS)
+#: The two majority cards she drew that round (SPEC 3, "cards in each slot": the left and right majority slots);
+#: runs written before them have none, so readers do not require them (analysis.schema.ROUNDS_REQUIRED).
+ROUND_MAJORITY_CARD_COLUMNS = ("majority_card_left", "majority_card_right")
+ROUND_ID_COLUMNS = ROUND_CARD_COLUMNS + ROUND_MAJORITY_CARD_COLUMNS
 ROUND_MAJORITY_COLUMNS = tuple(f"majority_{t}" for t in MAJORITY_TYPES)  # Luna's value per majority type that round
 ROUND_NUMERIC = (
-    "game", "seat", "round", *ROUND_CARD_COLUMNS, *ROUND_MAJORITY_COLUMNS,
+    "game", "seat", "round", *ROUND_CARD_COLUMNS, *ROUND_MAJORITY_CARD_COLUMNS, *ROUND_MAJORITY_COLUMNS,
     "reshuffles", "grade2_entered", "grade2_by_reshuffle", "grade2_by_token", "deck_size_start",
     "helium", "research", "cash",
 )

@@ -24,7 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim import reference
-from sim.columns import ROUND_CARD_COLUMNS, ROUND_MAJORITY_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
+from sim.columns import (
+    ROUND_CARD_COLUMNS,
+    ROUND_MAJORITY_CARD_COLUMNS,
+    ROUND_MAJORITY_COLUMNS,
+    ROUND_NUMERIC,
+    SEAT_NUMERIC,
+    Chunk,
+)
 from sim.config import ConfigError, GameConfig, check_choice
 from sim.gamedata import GameData
 from sim.invariants import check_final_rows, round_checker
@@ -40,6 +47,7 @@ def _round_row(game: int, seat: int, record: reference.RoundRecord) -> dict[str,
     row = {"game": game, "seat": seat,
            "grade2_entered": record.grade2_by_reshuffle + record.grade2_by_token,
            **dict(zip(ROUND_CARD_COLUMNS, record.cards, strict=True)),
+           **dict(zip(ROUND_MAJORITY_CARD_COLUMNS, record.majority_cards, strict=True)),
            **dict(zip(ROUND_MAJORITY_COLUMNS, record.majority_values, strict=True))}
     return {name: row[name] if name in row else getattr(record, name) for name in ROUND_NUMERIC}
 

@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 
 from sim import arrow
 from sim.columns import (
-    ROUND_CARD_COLUMNS,
+    ROUND_ID_COLUMNS,
     ROUND_NUMERIC,
     SEAT_COLUMNS,
     SEAT_NUMERIC,
@@ -241,7 +241,7 @@ def rounds_table(data: GameData, rounds: Columns, scratch: Int32Scratch | None =
     columns = {}
     for name in ROUND_NUMERIC:
         values = rounds[name]
-        if name in ROUND_CARD_COLUMNS:  # index -1 picks ""
+        if name in ROUND_ID_COLUMNS:  # index -1 picks ""
             columns[name] = _text_array(values, ids, negative=len(ids) - 1)
         else:
             columns[name] = _disk_array(name, values, scratch)

@@ -15,7 +15,7 @@ from contract_checker import CHECK_RUN, check_runs
 
 from sim import engines
 from sim.columns import (
-    ROUND_CARD_COLUMNS,
+    ROUND_ID_COLUMNS,
     ROUND_NUMERIC,
     SEAT_COLUMNS,
     SEAT_NUMERIC,
@@ -43,7 +43,7 @@ def _plain_frames(config: GameConfig, games: int, seed: int) -> tuple[pd.DataFra
     seats.update({name: chunk.seats[name] if name == "won" else chunk.seats[name].astype(np.int32)
                   for name in SEAT_NUMERIC})
     ids = np.array([card.id for card in DATA.luna.cards] + [""], dtype=object)
-    rounds = {name: ids[chunk.rounds[name]] if name in ROUND_CARD_COLUMNS  # index -1 picks ""
+    rounds = {name: ids[chunk.rounds[name]] if name in ROUND_ID_COLUMNS  # index -1 picks ""
               else chunk.rounds[name] if name == "game" else chunk.rounds[name].astype(np.int32)
               for name in ROUND_NUMERIC}
     return pd.DataFrame(seats)[list(SEAT_COLUMNS)], pd.DataFrame(rounds)[list(ROUND_NUMERIC)]
@@ -61,6 +61,25 @@ def test_files_hold_what_a_plain_writer_would_store(tmp_path, seats):
     if CHECK_RUN.is_file():
         checked = check_runs(out)
         assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_round_row_names_the_majority_cards_whose_values_it_gives(tmp_path):
+    # SPEC 3 asks for the cards in each slot: the majority slots' cards were missing, and several cards share
+    # their values (a QA pass). Each row's values are its two cards' (left card: titanium, carbon; right card:
+    # energy, minerals; scientists from both; a missing card counts 0), in both engines.
+    config = GameConfig(seats=parse_seats("scripted:balanced,luna:8"))
+    cards = {card.id: card.majority for card in DATA.luna.cards}
+    for engine in ("reference", "numba"):
+        out = run_simulation(DATA, config, RunOptions(games=60, seed=3, detail=True, engine=engine),
+                             tmp_path / engine)
+        rounds = pd.read_parquet(out / "luna_rounds.parquet")
+        assert (rounds["majority_card_left"] != "").mean() > 0.9 and (rounds["majority_card_right"] != "").any()
+        for row in rounds.itertuples():
+            left, right = cards.get(row.majority_card_left), cards.get(row.majority_card_right)
+            assert (row.majority_titanium, row.majority_carbon) == ((left.left, left.right) if left else (0, 0))
+            assert (row.majority_energy, row.majority_minerals) == ((right.left, right.right) if right else (0, 0))
+            assert row.majority_scientists == sum(card.scientists for card in (left, right) if card)
+    assert rounds.equals(pd.read_parquet(tmp_path / "reference" / "luna_rounds.parquet"))
 
 
 # Pinned before the writer's encoding changed (dictionary-encoded, snappy): the same columns must read back

@@ -47,7 +47,7 @@ from analysis.study.plan import (
     read_plan,
     rerun_command,
 )
-from sim.columns import ROUND_CARD_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
+from sim.columns import ROUND_CARD_COLUMNS, ROUND_ID_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
 from sim.config import GameConfig
 from sim.constants import SLOT_LETTERS
 from sim.fast.counts import count_columns_from, count_strided, integer_counts, value_bounds
@@ -69,7 +69,7 @@ WON_SCALE = 12
 WON_STORED = "won_twelfths"
 #: Per-round columns summarised by value (card columns are summarised as card plays instead).
 ROUND_VALUE_COLUMNS: tuple[str, ...] = tuple(
-    name for name in ROUND_NUMERIC if name not in ("game", "seat", "round", *ROUND_CARD_COLUMNS))
+    name for name in ROUND_NUMERIC if name not in ("game", "seat", "round", *ROUND_ID_COLUMNS))
 
 
 class _Counts:

@@ -82,6 +82,7 @@ from sim.fast.state import (
     R_GRADE2_TOKEN,
     R_HELIUM,
     R_MAJORITY,
+    R_MAJORITY_CARDS,
     R_RESEARCH,
     R_RESHUFFLES,
     R_ROUND,
@@ -283,6 +284,8 @@ def play_round(t, st, detail, general):
             row[R_ROUND] = rnd
             for slot in range(N_SLOTS):
                 row[R_CARDS + slot] = st.slots[seat, slot]
+            for side in range(N_SIDES):
+                row[R_MAJORITY_CARDS + side] = st.majority[seat, side]
             for index in range(N_RESOURCE_TYPES):
                 row[R_MAJORITY + index] = majority_value(t, st, seat, index)
             row[R_DECK_SIZE] = st.round_start[seat, 0]

@@ -19,9 +19,11 @@ changes with that file, see ``sim/fast/_jit.py``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC
+from sim.columns import ROUND_CARD_COLUMNS, ROUND_MAJORITY_CARD_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC
 from sim.constants import (
     BELT_MAX_OUTPOST_SPACES,
     BONUS_SPACES,
@@ -35,7 +37,6 @@ from sim.constants import (
     N_SLOTS,
     RESEARCH_ROW_SPACES,
     RESEARCH_ROWS,
-    SLOT_LETTERS,
 )
 from sim.rng import BOARD_STREAM, seat_stream
 from sim.tables import (
@@ -64,10 +65,10 @@ N_ROWS = len(RESEARCH_ROWS)
 SEAT_INT_COLUMNS = ("game", "seat", *(name for name in SEAT_NUMERIC if name != "won"))
 
 
-def _first_of(columns: tuple[str, ...], names: list[str]) -> int:
+def _first_of(columns: tuple[str, ...], names: Sequence[str]) -> int:
     """Position of ``names[0]`` in ``columns``; the kernels index the rest from it, so they must follow."""
     first = columns.index(names[0])
-    if list(columns[first:first + len(names)]) != names:
+    if list(columns[first:first + len(names)]) != list(names):
         raise ImportError(f"sim/columns.py: the kernels need the columns {names} side by side, in this order")
     return first
 
@@ -90,7 +91,8 @@ C_OUSTED_BY_LUNA = _C["outposts_ousted_by_luna"]
 
 _R = {name: index for index, name in enumerate(ROUND_NUMERIC)}
 R_GAME, R_SEAT, R_ROUND = _R["game"], _R["seat"], _R["round"]
-R_CARDS = _first_of(ROUND_NUMERIC, [f"card_{slot.lower()}" for slot in SLOT_LETTERS])  # one per slot
+R_CARDS = _first_of(ROUND_NUMERIC, ROUND_CARD_COLUMNS)  # one per slot
+R_MAJORITY_CARDS = _first_of(ROUND_NUMERIC, ROUND_MAJORITY_CARD_COLUMNS)  # left, right
 R_MAJORITY = _first_of(ROUND_NUMERIC, [f"majority_{t}" for t in MAJORITY_TYPES])  # one per majority type
 R_RESHUFFLES, R_GRADE2 = _R["reshuffles"], _R["grade2_entered"]
 R_GRADE2_RESHUFFLE, R_GRADE2_TOKEN = _R["grade2_by_reshuffle"], _R["grade2_by_token"]

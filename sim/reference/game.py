@@ -236,7 +236,8 @@ def play_round(rules: Rules, state: GameState, rngs: list[Stream],
             luna = state.seats[seat].luna
             deck_size, reshuffles, by_reshuffle, by_token = starts[seat]
             records[seat].append(RoundRecord(
-                round=state.round, cards=list(luna.slots), majority_values=majority_values(rules, luna),
+                round=state.round, cards=list(luna.slots), majority_cards=list(luna.majority),
+                majority_values=majority_values(rules, luna),
                 reshuffles=reshuffles, grade2_by_reshuffle=by_reshuffle, grade2_by_token=by_token,
                 deck_size_start=deck_size))
     count_blocked_majorities(rules, state)

@@ -122,7 +122,8 @@ class RoundRecord:
     """One Luna seat in one round (the optional ``luna_rounds`` detail)."""
 
     round: int
-    cards: list[int]
+    cards: list[int]  # per slot A-E
+    majority_cards: list[int]  # left, right (NO_CARD when her deck had none to draw)
     majority_values: list[int]  # titanium, carbon, energy, minerals, scientists
     reshuffles: int
     grade2_by_reshuffle: int

@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim import reference as ref
-from sim.columns import ROUND_NUMERIC
+from sim.columns import ROUND_CARD_COLUMNS, ROUND_MAJORITY_CARD_COLUMNS, ROUND_NUMERIC
 from sim.constants import ACTION_KINDS, MAJORITY_TYPES
 from sim.fast._jit import jit
 from sim.fast.board import (
@@ -573,7 +573,8 @@ def round_records(rules: ref.Rules, rec: np.ndarray) -> dict[int, ref.RoundRecor
     for k, seat in enumerate(rules.config.luna_seats):
         row = rec[0]["round_rows"][k, int(rec[0]["round"]) - 1].tolist()
         records[seat] = ref.RoundRecord(
-            round=row[column["round"]], cards=[row[column[f"card_{letter}"]] for letter in "abcde"],
+            round=row[column["round"]], cards=[row[column[name]] for name in ROUND_CARD_COLUMNS],
+            majority_cards=[row[column[name]] for name in ROUND_MAJORITY_CARD_COLUMNS],
             majority_values=[row[column[f"majority_{name}"]] for name in MAJORITY_TYPES],
             reshuffles=row[column["reshuffles"]], grade2_by_reshuffle=row[column["grade2_by_reshuffle"]],
             grade2_by_token=row[column["grade2_by_token"]], deck_size_start=row[column["deck_size_start"]],
