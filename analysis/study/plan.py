@@ -18,21 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from analysis.schema import BASE_VARIANT, CATEGORY_SCORES, MANIFEST_FILE, ROUNDS_FILE, SCORE_TOTAL, SEATS_FILE
-from sim.config import (
-    DEFAULT_START_BONUS,
-    ConfigError,
-    check_count,
-    check_seed,
-    check_table,
-    is_whole_number,
-    plain_number,
-)
+from analysis.study.options import StudyError, check_options, passive_profiles
+from sim.config import DEFAULT_START_BONUS, plain_number
 from sim.constants import (
-    BACKENDS,
     DEFAULT_BOARD,
     LEVELS,
-    MAX_LEVEL,
-    MIN_LEVEL,
     ROUNDS,
     builtin_profiles,
 )
@@ -88,11 +78,6 @@ PAIR_COLUMNS: tuple[str, ...] = ("game", "seat", SCORE_TOTAL, *CATEGORY_SCORES, 
 
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _BASE_PART = re.compile(r"^(solo|duel|vs)-")
-
-
-class StudyError(ConfigError):
-    """A problem with a study's arguments or stored files; the message is one line for the user (an argument's
-    named as the caller wrote it, see :class:`sim.config.ConfigError`)."""
 
 
 @dataclass(frozen=True)
@@ -420,31 +405,6 @@ def read_variant(path: str | Path) -> tuple[Variant, bytes]:
     return variant, content
 
 
-def passive_profiles() -> frozenset[str]:
-    """The shipped profiles marked ``passive`` in their data: they never win, so they have no strength at parity."""
-    from sim.gamedata import load_game_data
-
-    return frozenset(name for name, profile in load_game_data().players.profiles.items() if profile.passive)
-
-
-def check_options(rounds: int, start_bonus: str, parity_games: int, backend: str, scheduler: str | None,
-                  board: str = DEFAULT_BOARD) -> tuple[int, int]:
-    """Validate the study options that are not parts (one-line :class:`StudyError` naming the option); the rounds
-    and parity games as Python ints."""
-    try:  # the checks every game's configuration makes, so the study's parts can be played
-        rounds = check_table(rounds, start_bonus, board)
-        parity_games = check_count(parity_games, "parity_games", 1)
-    except ConfigError as error:  # a study's own error, as its callers expect
-        raise StudyError(error.problem, error.option, error.mentions) from None
-    if backend not in BACKENDS:
-        raise StudyError(f"unknown backend {backend!r} ({' or '.join(BACKENDS)})", "backend")
-    if backend == "dask" and not scheduler:
-        raise StudyError("{backend} dask needs {scheduler} ADDRESS", mentions=("backend", "scheduler"))
-    if backend != "dask" and scheduler:
-        raise StudyError("only with {backend} dask", "scheduler", ("backend",))
-    return rounds, parity_games
-
-
 def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: str,
                variants: Sequence[Variant] = (), profiles: Sequence[str] | None = None,
                command: str = "", strengths: Sequence[float] = DEFAULT_STRENGTHS, rounds: int = ROUNDS,
@@ -459,15 +419,8 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
     """
     if not _NAME_PATTERN.match(name) or name in (".", ".."):
         raise StudyError(f"{name!r} is not a usable directory name (letters, digits, _ . -)", "name")
-    # kept as the Python ints the checks return: study.json takes no numpy integer (levels=frame.level.unique())
-    games, seed = check_count(games, "games", 1), check_seed(seed)
-    if not len(levels) or any(not is_whole_number(level) or level not in LEVELS for level in levels):
-        raise StudyError(f"need levels between {MIN_LEVEL} and {MAX_LEVEL}, got {list(levels)}", "levels")
-    levels = [int(level) for level in levels]
-    rounds, parity_games = check_options(rounds, start_bonus, parity_games, backend, scheduler, board)
-    readings_games = check_count(readings_games, "readings_games", 0)
-    if readings_games == 1:
-        raise StudyError(f"at least 2 games give an interval, got {readings_games}", "readings_games")
+    games, seed, levels, rounds, parity_games, readings_games = check_options(
+        games, seed, levels, rounds, start_bonus, parity_games, backend, scheduler, board, readings_games)
     chosen = scripted_profiles() if profiles is None else check_profiles(profiles)
     strengths = parse_strengths(",".join(str(float(strength)) for strength in strengths))
     base = base_parts(levels, chosen, strengths)
