@@ -177,8 +177,7 @@ REFUSED = [
     pytest.param({"luna": {"rules": {"preset": "nope", "presets": {"mine": {}}}}},
                  "luna.rules.preset: unknown preset 'nope' (known: companion-app, mine)", id="preset-unknown"),
     pytest.param({"luna": {"levels": {"10": LEVEL}}},
-                 "luna: levels must be exactly 0-8, got ['0', '1', '2', '3', '4', '5', '6', '7', '8', '10']",
-                 id="level-10"),
+                 "luna.levels.10: not a level (0-8, written as in [luna.levels.5])", id="level-10"),
     pytest.param({"luna": {"cards": [{"id": f"I-{card}", "grade": 2} for card in range(1, 13)]}},
                  "luna.cards: at least one grade-1 card is needed", id="no-grade-1"),
     pytest.param({"luna": {"board": {"research_switch_at": 16}}},
@@ -365,10 +364,17 @@ def test_option_messages_name_the_option_and_what_it_takes(make, parameter, opti
 
 # ---------------------------------------------------------------- found by the audit, mended
 
-def test_a_level_that_is_no_number_is_named():
+def test_a_level_that_is_no_number_is_named(tmp_path):
     # before: "<overlay>: luna: invalid literal for int() with base 10: 'x'" (the check sorted with int())
     assert _problems({"luna": {"levels": {"x": LEVEL}}}) == [
-        "<overlay>: luna: levels must be exactly 0-8, got ['0', '1', '2', '3', '4', '5', '6', '7', '8', 'x']"]
+        "<overlay>: luna.levels.x: not a level (0-8, written as in [luna.levels.5])"]
+    # a data folder whose luna.toml itself lists another level reaches the schema's own check
+    data_dir = tmp_path / "data"
+    shutil.copytree(DATA_DIR, data_dir)
+    luna = data_dir / "luna.toml"
+    luna.write_text(luna.read_text().replace("[levels.8]", "[levels.x]"))
+    assert _problems(data_dir=data_dir) == [
+        f"{luna}: (top level): levels must be exactly 0-8, got ['0', '1', '2', '3', '4', '5', '6', '7', 'x']"]
 
 
 @pytest.mark.parametrize("slots", [["A", "C", "D"], ["B", "C", "E"]])

@@ -410,11 +410,15 @@ def test_refuses_what_it_cannot_play(data, tmp_path):
     with pytest.raises(ValueError, match=r"starting token per seat: 2 seats, 1 tokens in moon\.starting_tokens\.tokens "
                                          rf"\(in {re.escape(str(path))}\)$"):
         play_chunk_numba(load_game_data(path), config("luna:1,luna:2"), SEED, 0, 5, False)
-    # a strength whose action strength the kernels' int64 arithmetic would not hold as the reference does (beyond
-    # what --seats accepts: the capacity check guards the Python API too)
-    with pytest.raises(ValueError, match=r"strength x players\.profiles\.shares\.steps_by_round \(in .*shares\.toml\)"):
-        play_chunk_numba(data, GameConfig(seats=(Seat(kind="scripted", profile="shares", strength=1e12),
-                                                Seat(kind="luna", level=3))), SEED, 0, 5, False)
+    # an action's outposts the kernels' int64 arithmetic would not hold as the reference does: the strongest seat
+    # (a Seat refuses a strength beyond 1000, as --seats does) times data at the schema's bound
+    model = tmp_path / "outposts.toml"
+    model.write_text("[players.model]\nexpand_outposts_per_step = 1000000\n")
+    with pytest.raises(ValueError, match=r"action strength x players\.model\.expand_outposts_per_step \(in "
+                                         rf"{re.escape(str(model))}\)"):
+        play_chunk_numba(load_game_data(model), GameConfig(seats=(Seat(kind="scripted", profile="shares",
+                                                                       strength=1000.0),
+                                                                  Seat(kind="luna", level=3))), SEED, 0, 5, False)
 
 
 # ---------------------------------------------------------------- rule readings (SPEC section 8)

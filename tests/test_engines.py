@@ -44,10 +44,12 @@ def test_can_play_checks_the_numba_capacities(tmp_path):
     few_tokens = load_game_data(overlay)
     assert not can_play("numba", few_tokens, config)
     assert "starting token" in engine_problems("numba", few_tokens, config)
-    # beyond what --seats accepts (MAX_STRENGTH): the capacity check guards the Python API too
-    huge = GameConfig(seats=(Seat(kind="scripted", profile="shares", strength=1e12), Seat(kind="luna", level=3)))
-    assert not can_play("numba", DATA, huge) and can_play("reference", DATA, huge)
-    assert engine_problems("reference", DATA, huge) == ""
+    # the strongest seat (MAX_STRENGTH) times data at the schema's bound: more outposts than int64 loops hold
+    model = tmp_path / "outposts.toml"
+    model.write_text("[players.model]\nexpand_outposts_per_step = 1000000\n")
+    huge = GameConfig(seats=(Seat(kind="scripted", profile="shares", strength=1000.0), Seat(kind="luna", level=3)))
+    assert not can_play("numba", load_game_data(model), huge) and can_play("reference", load_game_data(model), huge)
+    assert engine_problems("reference", load_game_data(model), huge) == ""
 
 
 def test_the_registry_and_can_play_do_not_load_numba():

@@ -102,6 +102,16 @@ def test_missing_rounds_column_is_named(make_run):
         load_run(run)
 
 
+def test_rounds_written_before_the_majority_cards_still_load(make_run):
+    # luna_rounds gained majority_card_left/right; a run written before them is still a run
+    run = make_run("older_rounds", ["luna:2"], games=2)
+    rounds = pd.read_parquet(run / "luna_rounds.parquet")
+    rounds.drop(columns=["majority_card_left", "majority_card_right"], errors="ignore").to_parquet(
+        run / "luna_rounds.parquet")
+    loaded = load_run(run).rounds
+    assert len(loaded) == len(rounds) and "majority_card_left" not in loaded.columns
+
+
 def test_inconsistent_seats_rejected(make_run):
     run = make_run("bad_won", ["scripted:passive", "luna:2"], games=3)
     seats = pd.read_parquet(run / "seats.parquet")

@@ -22,9 +22,12 @@ def test_seat_columns_are_the_simulators():
 
 
 def test_round_columns_are_the_simulators():
-    assert schema.ROUNDS_REQUIRED == columns.ROUND_NUMERIC
+    # every column but the majority cards, which runs written before them lack
+    later = columns.ROUND_MAJORITY_CARD_COLUMNS
+    assert schema.ROUNDS_REQUIRED == tuple(c for c in columns.ROUND_NUMERIC if c not in later)
     assert set(schema.CARD_COLUMNS) | set(schema.MAJORITY_COLUMNS) <= set(columns.ROUND_NUMERIC)
-    assert [c for c in columns.ROUND_NUMERIC if c.startswith("majority_")] == list(schema.MAJORITY_COLUMNS)
+    assert [c for c in columns.ROUND_NUMERIC if c.startswith("majority_") and c not in
+            columns.ROUND_MAJORITY_CARD_COLUMNS] == list(schema.MAJORITY_COLUMNS)
 
 
 def test_names_come_from_the_game_constants():
