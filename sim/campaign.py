@@ -51,6 +51,7 @@ from sim.config import (
     Seat,
     check_count,
     check_seed,
+    is_level,
     is_whole_number,
     parse_seat,
 )
@@ -177,7 +178,7 @@ class CampaignOptions:
         object.__setattr__(self, "seed", check_seed(self.seed))
         object.__setattr__(self, "chapters", check_chapters(self.chapters))
         object.__setattr__(self, "campaigns", check_count(self.campaigns, "campaigns", 1))
-        if not is_whole_number(self.start_level) or self.start_level not in LEVELS:
+        if not is_level(self.start_level):
             raise ConfigError(f"must be {MIN_LEVEL}-{MAX_LEVEL}, got {self.start_level}", "start_level")
         object.__setattr__(self, "start_level", int(self.start_level))
         if self.policy.kind == "levels" and (len(self.policy.levels) != self.chapters

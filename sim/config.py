@@ -92,6 +92,12 @@ def is_whole_number(value: object) -> bool:
     return isinstance(value, Integral) and not isinstance(value, bool)
 
 
+def is_level(value: object) -> bool:
+    """Whether ``value`` is one of Luna's levels: a whole number (not 4.0, which a level's table key never is) in
+    ``LEVELS``."""
+    return is_whole_number(value) and value in LEVELS
+
+
 def check_count(value: object, name: str, least: int) -> int:
     """``value`` as a whole number of at least ``least`` (games, workers, a chunk's size), or a one-line error naming
     the parameter ``name`` (Python's spelling; see :class:`ConfigError`): a string or float would otherwise fail
@@ -155,7 +161,7 @@ class Seat:
         """The checks :func:`parse_seat` makes, for a seat built in Python: the engines take its numbers as given
         (the numba engine played "level 9" and "level 100" alike)."""
         if self.kind == "luna":
-            if not is_whole_number(self.level) or self.level not in LEVELS:
+            if not is_level(self.level):
                 raise ConfigError(f"unknown Luna level {self.level!r} (levels are {MIN_LEVEL}-{MAX_LEVEL})", "seats")
             object.__setattr__(self, "level", int(self.level))
         elif self.kind == "scripted":

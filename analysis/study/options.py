@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from sim.config import ConfigError, check_count, check_seed, check_table, is_whole_number
-from sim.constants import BACKENDS, LEVELS, MAX_LEVEL, MIN_LEVEL
+from sim.config import ConfigError, check_count, check_seed, check_table, is_level
+from sim.constants import BACKENDS, MAX_LEVEL, MIN_LEVEL
 
 
 class StudyError(ConfigError):
@@ -37,7 +37,7 @@ def check_options(games: int, seed: int, levels: Sequence[int], rounds: int, sta
         readings_games = check_count(readings_games, "readings_games", 0)
     except ConfigError as error:  # a study's own error, as its callers expect
         raise StudyError(error.problem, error.option, error.mentions) from None
-    if not len(levels) or any(not is_whole_number(level) or level not in LEVELS for level in levels):
+    if not len(levels) or not all(map(is_level, levels)):
         raise StudyError(f"need levels between {MIN_LEVEL} and {MAX_LEVEL}, got {list(levels)}", "levels")
     if readings_games == 1:
         raise StudyError(f"at least 2 games give an interval, got {readings_games}", "readings_games")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sim.config import ConfigError, check_seed, is_whole_number, parse_seat
+from sim.config import ConfigError, check_seed, is_level, is_whole_number, parse_seat
 from sim.constants import DEFAULT_RUN_SEED, LEVELS
 from sim.engines import check_engine
 from sim.gamedata import GameData
@@ -33,7 +33,7 @@ class SensitivityOptions:
     cards: bool = True
 
     def __post_init__(self) -> None:
-        if not is_whole_number(self.level) or self.level not in LEVELS:  # 4.0 == 4 passed, then failed as a key
+        if not is_level(self.level):  # 4.0 == 4 passed, then failed as a key
             raise ConfigError(f"must be one of {LEVELS[0]}-{LEVELS[-1]}, got {self.level!r}", "level")
         if not is_whole_number(self.games) or self.games < 2:
             raise ConfigError(f"must be at least 2 (a paired interval needs two games), got {self.games}", "games")
