@@ -65,8 +65,10 @@ class WinRateCurve:
     """Win share of one scripted profile against one Luna level, as a function of strength (memoised)."""
 
     def __init__(self, data: GameData, profile: str, level: int, games: int, seed: int, engine: str,
-                 rounds: int = ROUNDS, start_bonus: str = DEFAULT_START_BONUS, board: str = DEFAULT_BOARD) -> None:
+                 rounds: int = ROUNDS, start_bonus: str = DEFAULT_START_BONUS, board: str = DEFAULT_BOARD,
+                 first_game: int = 0) -> None:
         self.data, self.profile, self.level = data, profile, level
+        self.first_game = first_game  # the curve plays games first_game .. first_game + games - 1
         self.games, self.seed, self.rounds, self.start_bonus = games, seed, rounds, start_bonus
         self.board = board
         self.play = engine_function(engine)
@@ -78,7 +80,7 @@ class WinRateCurve:
             config = GameConfig(seats=(Seat(kind="scripted", profile=self.profile, strength=strength),
                                        Seat(kind="luna", level=self.level)),
                                 rounds=self.rounds, start_bonus=self.start_bonus, board=self.board)
-            chunk = self.play(self.data, config, self.seed, 0, self.games, False)
+            chunk = self.play(self.data, config, self.seed, self.first_game, self.games, False)
             self.cache[strength] = float(chunk.seats["won"][chunk.seats["seat"] == 0].mean())
         return self.cache[strength]
 

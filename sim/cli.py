@@ -174,7 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     runs_report.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories written by simulate")
     runs_report.add_argument("--out", required=True, help="directory to write the report into")
     runs_report.add_argument("--title", default="Luna balance report", help="the report's title (default: %(default)s)")
-    tune = commands.add_parser("tune", help="move level parameters toward target metrics (a target file)")
+    tune = commands.add_parser("tune", help="move level parameters toward target metrics (a target file; an "
+                                            "interrupted tuning leaves nothing and starts over when run again)")
     _add_tune_arguments(tune)
     return parser
 

@@ -96,7 +96,9 @@ def test_four_moved_tokens_come_back_within_tolerance(tmp_path):
         """)
     result = run_tune(targets, tmp_path / "out", games=GAMES, seed=SEED, overlay=start)
     (goal,) = result.results
-    assert goal.met
+    # the target is these games' own value, so the search's games judge the return; the verdict (goal.met) reads
+    # fresh games, whose noise (some 1.6 points at 4,000 games) is of the order of this tolerance
+    assert abs(goal.after.value - target) <= tolerance
     assert abs(_mean_score(tmp_path / "out" / "tuned.toml") - target) <= tolerance
     assert goal.after.value == pytest.approx(_mean_score(tmp_path / "out" / "tuned.toml"))
     table = pd.read_csv(tmp_path / "out" / "tuning.csv")
@@ -254,6 +256,9 @@ def test_ladder_targets_are_equal_steps_between_the_measured_levels():
     assert targets[3:8] == pytest.approx([0.965 + 0.06 * step for step in range(1, 6)])  # (1.325 - 0.965) / 6
     with pytest.raises(ValueError, match="the ends 0 and 8 must be measured"):
         ladder_targets(goals, {0: 0.6, 2: 1.0})
+    # a target reads as the step it is (a QA pass found 1.3820000000000001 in ladder.csv): 0.99 + 4 * 0.1
+    stepped = [goal.target for goal in ladder_targets(goals, {0: 0.6, 1: 0.85, 2: 0.99, 8: 1.59})]
+    assert stepped[6] == 1.39 and repr(stepped[7]) == "1.49"
 
 
 @pytest.mark.slow
@@ -271,7 +276,7 @@ def test_four_tokens_to_a_planted_win_rate(tmp_path):
         move = ["levels.5.*_tokens.*"]
         """)
     result = run_tune(targets, tmp_path / "out", games=games, seed=SEED, overlay=start)
-    assert result.results[0].met
+    assert result.results[0].met  # on fresh games: the target held beyond the games it was found on
     tuned = play("scripted:balanced,luna:5", games, SEED, overlay=tmp_path / "out" / "tuned.toml")
     assert abs(tuned.column("won").mean() - target) <= 0.01
 

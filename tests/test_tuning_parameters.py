@@ -89,6 +89,9 @@ def test_combined_values_and_their_order():
     assert "increasing order" in invalid_reason({"levels.7.start_research": 5})
     assert "a position appears twice" in invalid_reason({"levels.5.research_tokens.0": 7})
     assert "off the tank track" in invalid_reason({"levels.5.helium_tokens.1": 29})
+    # named as the parameter is, as the order check names it (sensitivity's skipped table mixed the two forms)
+    assert invalid_reason({"levels.5.helium_tokens.1": 29}).startswith("levels.5.helium_tokens")
+    assert invalid_reason({"levels.5.helium_tokens.0": 14, "levels.5.helium_tokens.1": 10}).startswith("levels.5.")
     assert "not a tunable parameter" in invalid_reason({"levels.5.start_helium": 1})
     assert "must be an integer" in invalid_reason({"levels.5.helium_tokens.0": 7.5})
     with pytest.raises(ValueError, match=r"^board\.tank_max: not a tunable parameter"):

@@ -92,19 +92,21 @@ class PerGameEvaluator:
         Whose column: None for Luna's seat.
     candidates, seed, engine
         The goal's candidates, the seed of every game, the engine.
+    first_game
+        The first game played: 0 for the search, the search's game count for a check on fresh games.
     """
 
     def __init__(self, seats: Sequence[Seat], column: str, seat: int | None, candidates: Candidates, seed: int,
-                 engine: str) -> None:
+                 engine: str, first_game: int = 0) -> None:
         self.seats, self.column, self.seat = tuple(seats), column, seat
-        self.candidates, self.seed, self.engine = candidates, seed, engine
+        self.candidates, self.seed, self.engine, self.first_game = candidates, seed, engine, first_game
         self.played: dict[Point, np.ndarray] = {}
 
     def __call__(self, point: Point, games: int) -> Measure:
         have = self.played.get(point, np.empty(0))
         if len(have) < games:
             more = play(self.seats, games - len(have), self.seed, data=self.candidates.data(point),
-                        engine=self.engine, first_game=len(have))
+                        engine=self.engine, first_game=self.first_game + len(have))
             have = np.concatenate([have, more.column(self.column, self.seat).astype(np.float64)])
             self.played[point] = have
         values = have[:games]
@@ -120,14 +122,15 @@ class PerGameEvaluator:
 class ParityEvaluator:
     """The strength at which a profile wins half its games against the level (:mod:`analysis.parity`)."""
 
-    def __init__(self, goal: Goal, candidates: Candidates, seed: int, engine: str) -> None:
+    def __init__(self, goal: Goal, candidates: Candidates, seed: int, engine: str, first_game: int = 0) -> None:
         self.goal, self.candidates, self.seed, self.engine = goal, candidates, seed, engine
+        self.first_game = first_game
         self.found: dict[tuple[Point, int], Measure] = {}
 
     def __call__(self, point: Point, games: int) -> Measure:
         if (point, games) not in self.found:
             curve = WinRateCurve(self.candidates.data(point), self.goal.metric.profile, self.goal.level, games,
-                                 self.seed, self.engine)
+                                 self.seed, self.engine, first_game=self.first_game)
             result = strength_at_parity(curve, tolerance=TUNE_PARITY_TOLERANCE)
             value = result.strength
             if math.isnan(value):  # not reached: the end of the range tried, with the interval open beyond it
@@ -136,12 +139,13 @@ class ParityEvaluator:
         return self.found[(point, games)]
 
 
-def metric_evaluator(goal: Goal, candidates: Candidates, seed: int, engine: str) -> Callable[[Point, int], Measure]:
-    """The ``evaluate(point, games)`` of a goal's metric."""
+def metric_evaluator(goal: Goal, candidates: Candidates, seed: int, engine: str,
+                     first_game: int = 0) -> Callable[[Point, int], Measure]:
+    """The ``evaluate(point, games)`` of a goal's metric, on games ``first_game ..`` of ``seed``."""
     if goal.metric.kind == "parity_strength":
-        return ParityEvaluator(goal, candidates, seed, engine)
+        return ParityEvaluator(goal, candidates, seed, engine, first_game)
     return PerGameEvaluator(goal.metric.seats(goal.level), PER_GAME_COLUMNS[goal.metric.kind], None, candidates,
-                            seed, engine)
+                            seed, engine, first_game)
 
 
 def parity_race(goal: Goal, candidates: Candidates, seed: int,

@@ -9,7 +9,8 @@ leaves nothing behind.
 - ``tuning.csv``: every evaluation of every race (:data:`TUNING_COLUMNS` around one column per free
   parameter), then per level its ``start`` and ``tuned`` values measured on the full game count.
 - ``report.html`` (with ``report.md``, ``tables/``, ``figures/``; :mod:`analysis.render`): the levels'
-  metric before and after, with 95 % intervals and the targets, and which parameters moved.
+  metric before and after, with 95 % intervals and the targets; each tuned level on fresh games, which give
+  the verdict, and the levels around it in order or not (:mod:`analysis.tuning.fresh`); which parameters moved.
 - ``manifest.json``: the settings, so the run can be repeated (and so a later tuning may replace it).
 
 The ladder figure lives here rather than in :mod:`analysis.plots`, because only the tuner draws it.
@@ -32,7 +33,7 @@ from analysis.schema import MANIFEST_FILE
 from analysis.tuning.parameters import write_overlay
 from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED, Measure, distance
 from analysis.tuning.targets import read_targets, seating_problem
-from analysis.tuning.tune import GoalResult, TuneResult, start_data, tune
+from analysis.tuning.tune import GoalResult, TuneResult, start_data, summary_line, tune
 from sim.config import check_count, check_seed
 from sim.gamedata import DataError, load_game_data
 from sim.outputs import TUNED_FILE, TUNING_FILE
@@ -42,13 +43,22 @@ from sim.run import output_directory, package_versions
 TUNING_COLUMNS = ("level", "race", "stage", "games")
 MEASURE_COLUMNS = ("metric", "value", "ci_low", "ci_high", "target", "tolerance", "distance", "status")
 LADDER_COLUMNS = ("level", "metric", "target", "tolerance", "before", "before_low", "before_high", "after",
-                  "after_low", "after_high", "met", "moved")
+                  "after_low", "after_high", "fresh", "fresh_low", "fresh_high", "met", "confirmed", "moved")
+CHECK_COLUMNS = ("level", "metric", "tuned", "before", "before_low", "before_high", "after", "after_low",
+                 "after_high", "in_order")
 
 SECTIONS = (
     Section("ladder", "The levels before and after",
-            "Each level's metric measured on the same games before and after tuning, with 95 % intervals; the "
-            "black bar is the target and the band its tolerance. A ladder's ends and fixed levels are measured, "
-            "not moved: their bars show where the even ladder would put them.", ("ladder",)),
+            "Each level's metric measured on the same games before and after tuning (the games the search chose "
+            "on, so the after value leans toward the target), then on as many fresh games, with 95 % intervals; "
+            "the fresh games decide whether the level is within the tolerance (met), and confirmed means their "
+            "whole interval is. In the figure the black bar is the target and the band its tolerance. A ladder's "
+            "ends and fixed levels are measured, not moved: their bars show where the even ladder would put them.",
+            ("ladder",)),
+    Section("order", "The levels around them",
+            "Each tuned level and its neighbours (every level, before and after, when a card number moved: cards "
+            "are shared) on the fresh games with the tuned data; in order means the level measures below the "
+            "next one up, as every metric grows with Luna's difficulty.", ("order",)),
     Section("moved", "What moved", "The parameters the search changed, from their starting value to the tuned one.",
             ("moved",)),
     Section("search", "The search",
@@ -94,13 +104,38 @@ def ladder_table(result: TuneResult) -> pd.DataFrame:
     for goal_result in result.results:
         goal = goal_result.goal
         moved = "; ".join(f"{name} {before}->{after}" for name, before, after in goal_result.moved())
+        fresh = goal_result.fresh
         rows.append({"level": goal.level, "metric": goal.metric.label, "target": goal.target,
                      "tolerance": goal.tolerance, "before": goal_result.before.value,
                      "before_low": goal_result.before.low, "before_high": goal_result.before.high,
                      "after": goal_result.after.value, "after_low": goal_result.after.low,
-                     "after_high": goal_result.after.high, "met": goal_result.met,
+                     "after_high": goal_result.after.high,
+                     "fresh": np.nan if fresh is None else fresh.value,
+                     "fresh_low": np.nan if fresh is None else fresh.low,
+                     "fresh_high": np.nan if fresh is None else fresh.high,
+                     # a level only measured has no verdict: it met its own value by definition
+                     "met": goal_result.met if goal.free else pd.NA,
+                     "confirmed": goal_result.confirmed if goal.free else pd.NA,
                      "moved": moved if goal.free else "(not moved)"})
-    return pd.DataFrame(rows, columns=list(LADDER_COLUMNS))
+    return pd.DataFrame(rows, columns=list(LADDER_COLUMNS)).astype({"met": "boolean", "confirmed": "boolean"})
+
+
+def order_table(result: TuneResult) -> pd.DataFrame:
+    """The ladder check (:func:`analysis.tuning.fresh.ladder_check`): per metric and level, the value on fresh games
+    with the tuned data (and the starting data, when a card moved), and whether it is below the next level's."""
+    out_of_order = {(problem.metric, problem.lower.level) for problem in result.order_problems}
+    following = {(check.metric, check.level - 1) for check in result.checks}
+    rows = []
+    for check in result.checks:
+        before = check.before
+        rows.append({"level": check.level, "metric": check.metric, "tuned": check.tuned,
+                     "before": np.nan if before is None else before.value,
+                     "before_low": np.nan if before is None else before.low,
+                     "before_high": np.nan if before is None else before.high,
+                     "after": check.after.value, "after_low": check.after.low, "after_high": check.after.high,
+                     "in_order": (check.metric, check.level) not in out_of_order
+                     if (check.metric, check.level) in following else pd.NA})
+    return pd.DataFrame(rows, columns=list(CHECK_COLUMNS)).astype({"in_order": "boolean"})
 
 
 def moved_table(result: TuneResult) -> pd.DataFrame:
@@ -171,21 +206,41 @@ def _manifest(result: TuneResult, tuned_file: Path) -> dict[str, object]:
             "versions": package_versions()}
 
 
+def outcome_lines(result: TuneResult) -> list[str]:
+    """Each tuned level's outcome (:func:`analysis.tuning.tune.summary_line`) and each order problem, one line each:
+    tuned.toml's comments."""
+    return [*(summary_line(goal_result) for goal_result in result.results if goal_result.goal.free),
+            *(f"warning: {problem.sentence()}" for problem in result.order_problems)]
+
+
 def write_tuning(result: TuneResult, directory: str | Path) -> None:
     """Write the output files of a tuning into ``directory`` (the caller moves it into place)."""
     root = Path(directory)
-    description = (result.targets.description or f"Tuned by luna-balance tune from {result.targets.path} "
-                   f"({result.games} games per candidate, seed {result.seed}).")
-    write_overlay(root / TUNED_FILE, result.overlay, f"tuned: {result.targets.name}", description)
-    atomic_write(root / TUNING_FILE, tuning_table(result).to_csv(index=False, lineterminator="\n"))
-    ladder = ladder_table(result)
-    tables = {"ladder": ladder, "moved": moved_table(result), "search": search_table(result)}
     tuned = [goal_result for goal_result in result.results if goal_result.goal.free]
     met = sum(goal_result.met for goal_result in tuned)
+    settings = f"{result.games} games per candidate, seed {result.seed}"
+    # the target file's description says what was wanted; what came of it follows, so that the two never disagree
+    wanted = result.targets.description.strip()
+    description = (f"{wanted}{'' if wanted.endswith(('.', '!', '?')) else '.'} " if wanted else "") + \
+        f"Tuned by luna-balance tune from {result.targets.path} ({settings}): {met} of {len(tuned)} level(s) " \
+        "within tolerance on fresh games."
+    comment = [f"Tuned by luna-balance tune from {result.targets.path} ({settings}, engine {result.engine}).",
+               *outcome_lines(result)]
+    write_overlay(root / TUNED_FILE, result.overlay, f"tuned: {result.targets.name}", description, comment)
+    atomic_write(root / TUNING_FILE, tuning_table(result).to_csv(index=False, lineterminator="\n"))
+    ladder = ladder_table(result)
+    tables = {"ladder": ladder, "order": order_table(result), "moved": moved_table(result),
+              "search": search_table(result)}
+    problems = result.order_problems
     introduction = (f"Target file {result.targets.path}: {len(tuned)} level(s) tuned, {met} within tolerance of the "
-                    f"target; {result.games} games per candidate on a race's last stage, seed {result.seed}, "
-                    f"engine {result.engine}. The tuned data: {TUNED_FILE} (use it with --overlay or "
-                    "study --variant).")
+                    f"target on fresh games (games {result.games}-{2 * result.games - 1} of the seed, which the "
+                    f"search never played); {result.games} games per candidate on a race's last stage, seed "
+                    f"{result.seed}, engine {result.engine}. "
+                    + (f"{len(problems)} pair(s) of adjacent levels out of order after tuning (see below). "
+                       if problems else "The levels around the tuned ones stay in order. ")
+                    + f"The tuned data: {TUNED_FILE} (use it with --overlay or study --variant). The search finds "
+                    "the closest level its moves reach from the start on one seed's games; another seed may "
+                    "settle on a neighbouring level.")
     write_report(root, tables, {"ladder": plot_tuned_ladder(ladder)}, title=f"Tuning: {result.targets.name}",
                  sections=SECTIONS, introduction=introduction,
                  captions={"ladder": "The tuned metric per level, before and after, with 95 % intervals"})

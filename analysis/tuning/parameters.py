@@ -32,7 +32,7 @@ import functools
 import itertools
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +74,11 @@ def _shipped() -> dict[str, Any]:
 def shipped_luna() -> dict[str, Any]:
     """A copy of the shipped ``luna.toml`` as read (the raw data parameters name)."""
     return copy.deepcopy(_shipped())
+
+
+def luna_with(overlay: Mapping[str, Any]) -> dict[str, Any]:
+    """Luna's raw data with an overlay mapping's ``luna`` table merged over the shipped ``luna.toml``."""
+    return merge_overlay(shipped_luna(), overlay.get("luna", {}), "luna.")
 
 
 def _raw(raw_luna: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -288,7 +293,8 @@ def invalid_reason(values: Mapping[str, int], raw_luna: Mapping[str, Any] | None
     try:
         validate_data(LunaData, merged, _VALUES, "luna.")
     except DataError as error:
-        return "; ".join(line.removeprefix(f"{_VALUES}: ") for line in error.problems)
+        # named as the parameters are (levels.5..., cards.I-6...), as the order check below names them
+        return "; ".join(line.removeprefix(f"{_VALUES}: ").removeprefix("luna.") for line in error.problems)
     for key, level in merged["levels"].items():
         for track, (start_field, _) in TOKEN_TRACKS.items():
             positions = [level[start_field], *level[track]]
@@ -319,7 +325,8 @@ def variant_data(values: Mapping[str, int], data: GameData, raw_luna: Mapping[st
     return dataclasses.replace(data, luna=luna, sources=(*data.sources, label))
 
 
-def write_overlay(path: str | Path, overlay: Mapping[str, Any], name: str, description: str) -> None:
+def write_overlay(path: str | Path, overlay: Mapping[str, Any], name: str, description: str,
+                  comment: Sequence[str] = ()) -> None:
     """Write ``overlay`` as a TOML overlay file (atomically) that ``--overlay`` and ``study --variant`` accept.
 
     Parameters
@@ -330,11 +337,14 @@ def write_overlay(path: str | Path, overlay: Mapping[str, Any], name: str, descr
         An overlay mapping (e.g. from :func:`overlay_for`).
     name, description : str
         The overlay's ``name`` (a study shows it as the variant's title) and ``description``.
+    comment : sequence of str
+        Lines written as TOML comments at the top (a line break inside one becomes a space).
     """
     import tomli_w
 
     path = Path(path)
-    text = tomli_w.dumps({"name": name, "description": description, **overlay})
+    header = "".join(f"# {' '.join(line.splitlines())}\n" for line in comment)
+    text = header + ("\n" if header else "") + tomli_w.dumps({"name": name, "description": description, **overlay})
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "w") as file:

@@ -365,7 +365,8 @@ def ladder_targets(goals: Sequence[Goal], measured: Mapping[int, float]) -> tupl
             below = max(level for level in anchors if level < goal.level)
             above = min(level for level in anchors if level > goal.level)
             share = (goal.level - below) / (above - below)
-            target = measured[below] + (measured[above] - measured[below]) * share
+            # to 12 decimals: a table shows 1.382, not the sum's 1.3820000000000001 (no metric is that fine)
+            target = round(measured[below] + (measured[above] - measured[below]) * share, 12)
         targeted.append(Goal(goal.level, goal.metric, target, goal.tolerance, goal.free))
     return tuple(targeted)
 

@@ -1,7 +1,9 @@
 """``luna-balance tune``: search each level's free parameters toward its target, in memory.
 
 :func:`tune` runs the searches (:mod:`analysis.tuning.search`) on the metrics of
-:mod:`analysis.tuning.evaluate`, level by level; a ladder first measures its ends to set its targets.
+:mod:`analysis.tuning.evaluate`, level by level; a ladder first measures its ends to set its targets. Each tuned
+level is then measured on fresh games, which decide its verdict, and the levels around it are checked for order
+(:mod:`analysis.tuning.fresh`).
 :func:`analysis.tuning.output.run_tune` adds the output directory around it.
 """
 
@@ -13,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from analysis.tuning.evaluate import Candidates, metric_evaluator, parity_race
-from analysis.tuning.parameters import invalid_reason, shipped_luna
+from analysis.tuning.fresh import LevelCheck, OrderProblem, ladder_check, order_problems
+from analysis.tuning.parameters import invalid_reason, luna_with, shipped_luna
 from analysis.tuning.search import (
     DEFAULT_TUNE_GAMES,
     DEFAULT_TUNE_SEED,
@@ -24,7 +27,7 @@ from analysis.tuning.search import (
 )
 from analysis.tuning.targets import Goal, Targets, ladder_targets
 from sim.config import check_count, check_seed
-from sim.gamedata import OVERLAY_TABLES, DataError, load_game_data, merge_overlay, read_toml
+from sim.gamedata import OVERLAY_TABLES, DataError, load_game_data, read_toml
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,7 @@ class GoalResult:
     search: SearchResult
     race_target: float | None = None  # what the races compared (evaluate.parity_race), when not the goal's own
     race_label: str = ""
+    fresh: Measure | None = None  # the tuned level on games the search never played (analysis.tuning.fresh)
 
     @property
     def before(self) -> Measure:
@@ -48,9 +52,42 @@ class GoalResult:
         return self.search.best_measure
 
     @property
+    def verdict_measure(self) -> Measure:
+        """What the verdict reads: the fresh games' measure, else (a level only measured) the search's."""
+        return self.after if self.fresh is None else self.fresh
+
+    def _within(self, value: float) -> bool:
+        return self.goal.target is not None and abs(value - self.goal.target) <= self.goal.tolerance
+
+    @property
     def met(self) -> bool:
-        """Whether the tuned level's metric is within the tolerance of the target."""
-        return self.goal.target is not None and abs(self.after.value - self.goal.target) <= self.goal.tolerance
+        """Whether the tuned level's metric, on fresh games, is within the tolerance of the target."""
+        return self._within(self.verdict_measure.value)
+
+    @property
+    def confirmed(self) -> bool:
+        """Whether the whole 95 % interval of :attr:`verdict_measure` lies within the tolerance of the target."""
+        return self._within(self.verdict_measure.low) and self._within(self.verdict_measure.high)
+
+    @property
+    def started_within(self) -> bool:
+        """Whether the starting level was already within the tolerance (on the search's games)."""
+        return self._within(self.before.value)
+
+    def notes(self) -> list[str]:
+        """What a designer should know beside the verdict, one clause each."""
+        if not self.goal.free:
+            return []
+        notes = []
+        if self.started_within:
+            notes.append("the start was within the tolerance already")
+        if not self.met:
+            notes.append("the closest level these moves reach: the target may be out of these parameters' reach")
+        elif not self.confirmed:
+            notes.append("the interval is wider than the tolerance: more --games would confirm it")
+        if any(name.startswith("cards.") for name, _, _ in self.moved()):
+            notes.append("card numbers are shared by every level: every level changed (the report's order table)")
+        return notes
 
     def moved(self) -> list[tuple[str, int, int]]:
         """The parameters that changed: (name, before, after)."""
@@ -69,6 +106,12 @@ class TuneResult:
     seed: int
     engine: str
     start_overlay: str | None
+    checks: tuple[LevelCheck, ...] = ()  # the levels around the tuned ones on fresh games (analysis.tuning.fresh)
+
+    @property
+    def order_problems(self) -> list[OrderProblem]:
+        """Adjacent levels out of order on the fresh games."""
+        return order_problems(self.checks)
 
 
 def start_data(overlay: str | Path | None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -84,7 +127,7 @@ def start_data(overlay: str | Path | None) -> tuple[dict[str, Any], dict[str, An
     load_game_data(overlay)  # every check, with the file's own file: field: problem lines
     raw = read_toml(Path(overlay))
     tables = {key: value for key, value in raw.items() if key in OVERLAY_TABLES}  # tuned.toml keeps every one
-    return tables, merge_overlay(shipped_luna(), tables.get("luna", {}), "luna.")
+    return tables, luna_with(tables)
 
 
 def _search_goal(goal: Goal, start_overlay: Mapping[str, Any], raw_luna: Mapping[str, Any], games: int, seed: int,
@@ -106,14 +149,15 @@ def _search_goal(goal: Goal, start_overlay: Mapping[str, Any], raw_luna: Mapping
             progress(f"level {goal.level}, race {race}: {changes} ({measure.value:.4g} on {measure.games} games)")
 
     lows, highs = [free.low for free in goal.free], [free.high for free in goal.free]
+    fresh = metric_evaluator(goal, candidates, seed, engine, first_game=games)  # games the search never plays
     if goal.metric.kind != "parity_strength":
-        return GoalResult(goal, names, coordinate_search(start, lows, highs, evaluate, goal.target, games,
-                                                         candidates.valid, on_race=said))
+        search = coordinate_search(start, lows, highs, evaluate, goal.target, games, candidates.valid, on_race=said)
+        return GoalResult(goal, names, search, fresh=fresh(search.best, games))
     race_evaluate, race_target, race_label = parity_race(goal, candidates, seed, engine)
     search = coordinate_search(start, lows, highs, race_evaluate, race_target, games, candidates.valid, on_race=said)
     # The races compared a stand-in (evaluate.parity_race): before and after are the bisected strengths.
     search = replace(search, start_measure=evaluate(search.start, games), best_measure=evaluate(search.best, games))
-    return GoalResult(goal, names, search, race_target, race_label)
+    return GoalResult(goal, names, search, race_target, race_label, fresh=fresh(search.best, games))
 
 
 def _measured_only(goal: Goal, start_overlay: Mapping[str, Any], raw_luna: Mapping[str, Any], games: int, seed: int,
@@ -134,7 +178,8 @@ def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[s
     start_overlay, raw_luna
         The starting overlay and Luna's raw data with it applied (:func:`start_data`).
     games
-        Games per candidate on a race's last stage; the before and after values are measured on these.
+        Games per candidate on a race's last stage; the before and after values are measured on these, and each
+        tuned level once more on as many fresh games (``games .. 2 * games - 1``).
     seed
         The seed of every game played (common random numbers across candidates).
     engine
@@ -167,20 +212,33 @@ def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[s
             result = GoalResult(goal, (), SearchResult((), (), measure, measure, (), 0))
         results.append(result)
         if log is not None:
-            log(_summary_line(result))
-    tuned_values = {name: value for result in results for name, value in zip(result.names, result.search.best,
-                                                                               strict=True)}
+            log(summary_line(result))
+    # only what moved: a card's unchanged numbers written out would pin them (and bury the change) in tuned.toml
+    tuned_values = {name: after for result in results for name, _, after in result.moved()}
     overlay = Candidates(tuple(tuned_values), start_overlay, raw_luna).overlay(tuple(tuned_values.values()))
-    return TuneResult(targets, tuple(results), overlay, games, seed, engine, overlay_source)
+    checks = ladder_check(goals, {result.goal.level: result.fresh for result in results if result.fresh is not None},
+                          start_overlay, overlay, any(name.startswith("cards.") for name in tuned_values), games,
+                          seed, engine)
+    if log is not None:
+        for problem in order_problems(checks):
+            log(f"warning: {problem.sentence()}")
+    return TuneResult(targets, tuple(results), overlay, games, seed, engine, overlay_source, checks)
 
 
-def _summary_line(result: GoalResult) -> str:
+def _interval(measure: Measure) -> str:
+    return f"{measure.value:.4g} [{measure.low:.4g}, {measure.high:.4g}]"
+
+
+def summary_line(result: GoalResult) -> str:
+    """A finished level in one line: before and after on the search's games, the fresh games' measure and the
+    verdict it gives, what moved, and the notes (:meth:`GoalResult.notes`)."""
     goal = result.goal
     moved = ", ".join(f"{name} {before}->{after}" for name, before, after in result.moved()) or "nothing moved"
     verdict = "within" if result.met else "outside"
     if not goal.free:
         return f"level {goal.level}: {goal.metric.label} {result.after.value:.4g} (measured; not moved)"
-    return (f"level {goal.level}: {goal.metric.label} {result.before.value:.4g} -> {result.after.value:.4g} "
-            f"[{result.after.low:.4g}, {result.after.high:.4g}], target {goal.target:.4g} ± {goal.tolerance:g} "
-            f"({verdict}); {moved}; {len(result.search.trials)} evaluations, "
+    notes = "".join(f"; {note}" for note in result.notes())
+    return (f"level {goal.level}: {goal.metric.label} {result.before.value:.4g} -> {_interval(result.after)} on the "
+            f"search's games, {_interval(result.verdict_measure)} on fresh games; target {goal.target:.4g} ± "
+            f"{goal.tolerance:g} ({verdict}){notes}; {moved}; {len(result.search.trials)} evaluations, "
             f"{result.search.moves} move{'' if result.search.moves == 1 else 's'}")
