@@ -48,6 +48,35 @@ def test_extra_consumers_see_every_chunk_in_order_then_finish(tmp_path):
     assert len(recorder.finished) == 1 and seen == [7] * 7 + [1]
 
 
+def test_a_huge_run_draws_its_chunk_bounds_as_it_plays(tmp_path, monkeypatch):
+    # regression: run_simulation listed every chunk's bounds first; --games 2**63-1 took 2.5 GB in 7 s and ended
+    # in a MemoryError traceback (a QA pass), and without a memory limit it grew until the kernel killed it
+    from sim import run
+
+    real = run.chunk_bounds
+    drawn: list[tuple[int, int]] = []
+
+    def counted(games: int, chunk_size: int):
+        for bound in real(games, chunk_size):
+            drawn.append(bound)
+            if len(drawn) > 100:
+                raise AssertionError("chunk bounds drawn far ahead of the games played")
+            yield bound
+
+    class EnoughError(Exception):
+        pass
+
+    def stop(games: int) -> None:
+        raise EnoughError
+
+    monkeypatch.setattr(run, "chunk_bounds", counted)
+    with pytest.raises(EnoughError):
+        run_simulation(DATA, CONFIG, RunOptions(games=2**63 - 1, seed=3, chunk_size=10, aggregate_only=True),
+                       tmp_path / "run", progress=stop)
+    assert drawn == [(0, 10), (10, 10)]  # the chunk being handed on and the next one, playing meanwhile
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_failing_consumer_stops_the_run_and_leaves_nothing(tmp_path):
     class Broken(Recorder):
         def consume(self, chunk: Chunk) -> None:
