@@ -58,6 +58,7 @@ from sim.constants import (
 from sim.dispatch import usable_cpus
 from sim.engines import ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
+from sim.outputs import refuse_inside_output
 from sim.progress import progress_bar
 from sim.stop_signals import announce_written, interrupted_exit_code, stop_signals_as_interrupts
 from sim.violation import InvariantError
@@ -499,6 +500,14 @@ def check_options(args: argparse.Namespace) -> None:
         raise ConfigError(f"--readings-games: must be at least 1, got {readings_games}")
 
 
+def check_output_places(args: argparse.Namespace) -> None:
+    """Refuse a command's output folder inside another output of ours (:func:`sim.outputs.refuse_inside_output`)."""
+    if getattr(args, "out", None) is not None:
+        refuse_inside_output(Path(args.out))
+    if args.command == "study":
+        refuse_inside_output(Path(args.results_dir) / args.name, "--results-dir and --name")
+
+
 def clamp_workers(args: argparse.Namespace) -> None:
     """Refuse ``--workers`` below 1; lower it to the usable CPUs for local runs (more only add memory)."""
     workers = getattr(args, "workers", None)
@@ -563,6 +572,7 @@ def _run(argv: list[str] | None) -> int:
     try:
         check_options(args)
         clamp_workers(args)
+        check_output_places(args)
         return handlers[args.command](args)
     except InvariantError as error:  # the run directory was not written (run_simulation cleans up)
         sys.stderr.write(f"luna-balance: {error}\n")

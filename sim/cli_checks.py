@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from analysis.folder_lock import is_lock_or_temporary
-from sim.outputs import OutputPathError, is_run_directory
+from sim.outputs import OutputPathError, is_run_directory, refuse_other_writers
 
 
 def check_csv_path(text: str) -> None:
@@ -43,3 +43,7 @@ def check_report_out(out: Path, study_file: str) -> None:
                               "report into it")
     if (out / study_file).is_file():
         raise OutputPathError(f"--out: {out} is a study; `luna-balance report {out}` rebuilds its report")
+    if is_run_directory(out):  # a campaign's, a tuning's... report: written over, it lost that output's own pages
+        raise OutputPathError(f"--out: {out} is the output of another luna-balance command; a runs report would "
+                              "write over its report: choose another --out")
+    refuse_other_writers(out)

@@ -43,6 +43,7 @@ SENSITIVITY_FILE = "sensitivity.csv"
 CHAPTERS_FILE, CAMPAIGNS_FILE, CAMPAIGNS_CSV = "chapters.parquet", "campaigns.parquet", "campaigns.csv"
 READINGS_FILE = "readings.csv"
 MANIFEST_FILE = "manifest.json"  # every output's
+STUDY_FILE = "study.json"  # a study's plan (analysis/study/plan.py), at the top of its folder
 SEATS_FILE, ROUNDS_FILE = "seats.parquet", "luna_rounds.parquet"  # a run's per-game rows (sim.run)
 AGGREGATE_FILE, HISTOGRAMS_FILE = "aggregate.parquet", "histograms.parquet"  # written by sim.run's Aggregates
 #: A study part's summary files (analysis/study/summaries.py writes them; the rounds, cards and timing ones with
@@ -209,12 +210,32 @@ def start_output(out: Path, kind: str, inputs: Iterable[str | Path | None] = ())
                                   f"{temporary.name}, must fit the file system's limit too; shorten it") from None
         raise OutputPathError(f"{out}: cannot write a run directory there ({_why(error, out)})") from None
     # Checked once ours is held, so of two commands starting together the later always sees the earlier.
-    if writers := others_writing(out):
+    try:
+        refuse_other_writers(out)
+    except OutputPathError:
         release(held)
         shutil.rmtree(temporary, ignore_errors=True)
+        raise
+    return Started(temporary, held, made)
+
+
+def refuse_other_writers(out: Path) -> None:
+    """Refuse ``out`` while another live luna-balance command builds its output there (a simulate, a campaign...):
+    a study or report written into it meanwhile would be deleted by that command's result, or make it fail after
+    all its games (a QA pass lost 3 million games so)."""
+    if writers := others_writing(out):
         raise OutputPathError(f"{out}: another luna-balance process (pid {writers[0]}) is writing it now; wait for it "
                               "to finish or choose another --out")
-    return Started(temporary, held, made)
+
+
+def refuse_inside_output(out: Path, option: str = "--out") -> None:
+    """Refuse an ``out`` inside another output of ours: a run, tuning, campaign... (its ``manifest.json``) or a
+    study (``study_file``). A run written over a study's part replaced that part; one inside a run made the run
+    impossible to replace later (``holds sub, which no luna-balance output writes there``), and is lost with it."""
+    for parent in out.absolute().parents:
+        if is_run_directory(parent) or (parent / STUDY_FILE).is_file():
+            raise OutputPathError(f"{option}: {out} is inside {parent}, an output of luna-balance, whose next run "
+                                  "replaces it whole: choose a folder outside it")
 
 
 @contextlib.contextmanager

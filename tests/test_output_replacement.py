@@ -33,7 +33,8 @@ def tree(root: Path) -> dict[str, bytes | None]:
 def test_a_rerun_deleted_the_report_and_notes_put_into_its_run_folder(tmp_path, capsys):
     out = tmp_path / "l5"
     assert main([*SIMULATE, "--out", str(out)]) == 0
-    assert main(["runs-report", str(out), "--out", str(out / "report")]) == 0
+    assert main(["runs-report", str(out), "--out", str(tmp_path / "report")]) == 0
+    (tmp_path / "report").rename(out / "report")  # moved in by hand: no command writes inside another's output
     (out / "notes.md").write_text("notes\n")
     before = tree(tmp_path)
     capsys.readouterr()
@@ -46,17 +47,74 @@ def test_a_rerun_deleted_the_report_and_notes_put_into_its_run_folder(tmp_path, 
     ["levels", "--levels", "5", "--games", "20", "--engine", "reference", "--quiet"],
     ["study", "--levels", "3", "--games", "30", "--profiles", "balanced", "--engine", "reference", "--quiet",
      "--name", "inside"],
-])
-def test_a_rerun_deleted_level_folders_or_a_study_written_into_its_run_folder(tmp_path, capsys, command):
+    ["runs-report", "RUN"],
+    [*SIMULATE],
+], ids=["levels", "study", "runs-report", "simulate"])
+def test_an_output_inside_another_output_is_refused(tmp_path, capsys, command):
+    # written inside a run, an output made the run's next rerun refuse ("holds sub, which no luna-balance output
+    # writes there") and was lost with the run when it was removed; a simulate inside a study's runs/ replaced one
+    # of its parts (a QA pass)
     out = tmp_path / "run"
     assert main([*SIMULATE, "--out", str(out)]) == 0
-    where = ["--results-dir", str(out)] if command[0] == "study" else ["--out", str(out)]
-    assert main([*command, *where]) == 0
+    command = [str(out) if word == "RUN" else word for word in command]
+    where = ["--results-dir", str(out)] if command[0] == "study" else ["--out", str(out / "inside")]
     before = tree(tmp_path)
     capsys.readouterr()
-    assert main([*SIMULATE, "--out", str(out)]) == 2
-    assert "which no luna-balance output writes there" in one_line(capsys)
+    assert main([*command, *where]) == 2
+    assert f"is inside {out}, an output of luna-balance, whose next run replaces it whole" in one_line(capsys)
     assert tree(tmp_path) == before
+
+
+def test_a_simulate_over_a_study_s_part_is_refused(tmp_path, capsys):
+    study = ["study", "--levels", "3", "--games", "30", "--profiles", "balanced", "--engine", "reference", "--quiet",
+             "--results-dir", str(tmp_path), "--name", "st"]
+    assert main(study) == 0
+    part = next(path for path in (tmp_path / "st" / "runs").iterdir() if path.is_dir())
+    before = tree(tmp_path)
+    capsys.readouterr()
+    assert main([*SIMULATE, "--out", str(part)]) == 2
+    assert f"is inside {tmp_path / 'st'}, an output of luna-balance" in one_line(capsys)
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("kind", ["campaign", "tune"])
+def test_runs_report_wrote_over_another_command_s_report(tmp_path, capsys, kind):
+    # the campaign's report.html, figures and tables were replaced by a runs report, exit 0 (a QA pass)
+    command = {"campaign": ["campaign", "--seats", "scripted:balanced,luna", "--campaigns", "2", "--chapters", "1"],
+               "tune": ["tune", str(ROOT / "examples" / "tune_level4.toml"), "--games", "40"]}[kind]
+    other, run = tmp_path / kind, tmp_path / "run"
+    assert main([*command, "--engine", "reference", "--quiet", "--out", str(other)]) == 0
+    assert main([*SIMULATE, "--out", str(run)]) == 0
+    before = tree(tmp_path)
+    capsys.readouterr()
+    assert main(["runs-report", str(run), "--out", str(other)]) == 2
+    assert f"{other} is the output of another luna-balance command" in one_line(capsys)
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("command", [["runs-report", "RUN"], ["study", "--levels", "3", "--games", "30", "--profiles",
+                                                                "balanced", "--engine", "reference", "--quiet"]],
+                         ids=["runs-report", "study"])
+def test_a_report_or_study_into_a_folder_a_run_is_building_is_refused(tmp_path, capsys, command):
+    # a simulate still playing at --out: the study or report went in, and the simulate failed after all its games
+    # (3 million lost in a QA pass) on a folder that was no longer a run's
+    run = tmp_path / "run"
+    assert main([*SIMULATE, "--out", str(run)]) == 0
+    target = tmp_path / "busy"
+    other = tmp_path / ".busy.partial-999999"  # another process's output at target, under way
+    other.mkdir()
+    handle = os.open(other, os.O_RDONLY | os.O_DIRECTORY)
+    command = [str(run) if word == "RUN" else word for word in command]
+    where = ["--results-dir", str(tmp_path), "--name", "busy"] if command[0] == "study" else ["--out", str(target)]
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # flock: held per open, so this process counts as another
+        capsys.readouterr()
+        assert main([*command, *where]) == 2
+        assert one_line(capsys) == (f"luna-balance: {target}: another luna-balance process (pid 999999) is writing it "
+                                    "now; wait for it to finish or choose another --out\n")
+        assert sorted(path.name for path in tmp_path.iterdir()) == [".busy.partial-999999", "run"]
+    finally:
+        os.close(handle)
 
 
 def test_a_file_of_another_kind_of_output_is_not_a_runs_own(tmp_path, capsys):

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from analysis.folder_lock import LOCK_FILE, FolderHeldError, folder_lock, is_lock_or_temporary
 from analysis.study.plan import STUDY_FILE, StudyError
+from sim.outputs import OutputPathError, refuse_other_writers
 
 __all__ = ["LOCK_FILE", "StudyLockedError", "holding_study_lock", "study_lock"]
 
@@ -50,6 +51,10 @@ def study_lock(study_dir: str | Path) -> Iterator[None]:
                                        "wait for it to end or stop it, then run the command again") from None
             except OSError as error:
                 raise StudyError(f"{study_dir}: cannot write a study there ({error.strerror or error})") from None
+            try:  # a simulate, campaign... building its output at study_dir would replace the study, or fail on it
+                refuse_other_writers(study_dir)
+            except OutputPathError as error:
+                raise StudyLockedError(str(error)) from None
             yield
     finally:
         for folder in created:  # only those the study left empty (e.g. it refused its options)

@@ -31,10 +31,10 @@ from sim.outputs import (
     PAIRS_FILE,
     ROUND_SUMMARY_FILE,
     SEAT_SUMMARY_FILE,
+    STUDY_FILE,
     TIMING_SUMMARY_FILE,
 )
 
-STUDY_FILE = "study.json"
 RUNS_DIR = "runs"
 VARIANTS_DIR = "variants"
 PARITY_DIR = "parity"
