@@ -233,6 +233,7 @@ def _serve(requests: BinaryIO, replies: BinaryIO) -> None:
 
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the report's: the helper ends when its input does
-    replies = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # whatever else writes to standard output lands on standard error, not among the replies
-    _serve(sys.stdin.buffer, replies)
+    # closed when served: left open, PYTHONWARNINGS=error made its ResourceWarning an "Exception ignored" (a QA pass)
+    with os.fdopen(os.dup(1), "wb") as replies:
+        os.dup2(2, 1)  # whatever else writes to standard output lands on standard error, not among the replies
+        _serve(sys.stdin.buffer, replies)

@@ -16,6 +16,7 @@ its kernels, which the reference engine, the command line's parser and ``can_pla
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -215,9 +216,15 @@ def _engine(name: str) -> Engine:
     if not isinstance(name, str):  # a list failed as unhashable, a number as an unknown engine
         check_choice(name, "engine", ENGINES)
     try:
-        return _REGISTRY[name]
+        engine = _REGISTRY[name]
     except KeyError:
         raise ConfigError(f"unknown engine {name!r} ({' or '.join(ENGINES)})", "engine") from None
+    if name == "numba" and os.environ.get("NUMBA_DISABLE_JIT", "0").strip() not in ("", "0"):
+        # numba then runs the kernels as Python, where the engine's own intrinsics (sim/fast/claim.py) cannot run:
+        # a traceback ending "<intrinsic claim_next> is not usable in pure-python" (a QA pass)
+        raise ConfigError("NUMBA_DISABLE_JIT is set, which turns numba's compiler off, and the numba engine needs it: "
+                          "unset it, or use --engine reference (the same games, slower)", "engine")
+    return engine
 
 
 def check_engine(engine: str) -> None:

@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -357,13 +358,24 @@ class GameData:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+#: The largest TOML file read (the shipped data are a few kB; tuned.toml with every card restated 20 kB).
+MAX_TOML_BYTES = 16 * 1024 * 1024
+
+
 def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file as tomllib reads it; a file that is missing or is no TOML is a one-line DataError."""
     try:
         with open(path, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # /dev/zero was read until the OOM killer came
+                raise DataError([f"{path}: not a regular file (a device, pipe or folder): give a TOML file"])
+            if os.fstat(handle.fileno()).st_size > MAX_TOML_BYTES:
+                raise DataError([f"{path}: {os.fstat(handle.fileno()).st_size:,} bytes, more than the "
+                                 f"{MAX_TOML_BYTES:,} a data or overlay file may have: is it the right file?"])
             return tomllib.load(handle)
     except FileNotFoundError:
         raise DataError([f"{path}: file not found"]) from None
+    except IsADirectoryError:
+        raise DataError([f"{path}: is a folder, not a TOML file"]) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:  # tomllib nests by recursion
         why = "nested too deeply" if isinstance(error, RecursionError) else error
         raise DataError([f"{path}: not valid TOML: {why}"]) from None

@@ -140,6 +140,9 @@ def check_output(out: Path, kind: str, inputs: Iterable[str | Path | None] = ())
         if out.is_symlink():  # os.replace would put the result in the link's place, not in the folder it names
             raise OutputPathError(f"{out}: is a symbolic link; give the folder it points to ({out.resolve()}) "
                                   "or another --out")
+        if out.is_dir() and os.path.ismount(out):  # the result is moved into place, which a mount point cannot take
+            raise OutputPathError(f"{out}: is a mount point, which the result (built beside it, then moved into its "
+                                  f"place) cannot replace; give a folder inside it, e.g. {out / 'run'}")
         if out.is_dir():
             _refuse_holding_inputs(out, inputs)  # first: the more precise message
             _refuse_to_replace(out, kind)

@@ -580,3 +580,53 @@ def test_luna_s_rounds_asked_of_games_without_luna_are_one_line(tmp_path, capsys
     assert one_line(capsys) == (f"luna-balance: --detail: rounds records Luna's rounds, and {seats} seats no Luna; "
                                 "drop --detail or add a luna:N seat\n")
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- a hostile machine (a QA pass, 2026-11-27)
+
+SIMULATE_FEW = ["simulate", "--seats", "luna:5", "--games", "5", "--quiet"]
+
+
+def test_numba_disable_jit_was_a_traceback_from_the_engine(tmp_path, capsys, monkeypatch):
+    # NUMBA_DISABLE_JIT=1: "NotImplementedError: <intrinsic claim_next> is not usable in pure-python", exit 1
+    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+    assert main([*SIMULATE_FEW, "--out", str(tmp_path / "run")]) == 2
+    assert "NUMBA_DISABLE_JIT is set" in one_line(capsys) and not (tmp_path / "run").exists()
+    assert main([*SIMULATE_FEW, "--engine", "reference", "--out", str(tmp_path / "run")]) == 0  # the way out it names
+
+
+def test_an_overlay_that_is_a_device_was_read_until_the_oom_killer_came(tmp_path, capsys):
+    assert main([*SIMULATE_FEW, "--overlay", "/dev/zero", "--out", str(tmp_path / "run")]) == 2
+    assert "/dev/zero: not a regular file" in one_line(capsys)
+    huge = tmp_path / "huge.toml"
+    with huge.open("wb") as handle:
+        handle.truncate(17 * 1024 * 1024)  # sparse: the size is checked before a byte is read
+    assert main([*SIMULATE_FEW, "--overlay", str(huge), "--out", str(tmp_path / "run")]) == 2
+    assert "bytes, more than the 16,777,216 a data or overlay file may have" in one_line(capsys)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["huge.toml"]
+
+
+def test_an_out_that_is_a_mount_point_failed_after_every_game(tmp_path, capsys, monkeypatch):
+    # a Docker volume's mount point: the games were played, then "Device or resource busy" when moved into place
+    import sim.outputs
+
+    out = tmp_path / "volume"
+    out.mkdir()
+    real = os.path.ismount
+    monkeypatch.setattr(sim.outputs.os.path, "ismount", lambda path: Path(path) == out or real(path))
+    assert main([*SIMULATE_FEW, "--out", str(out)]) == 2
+    assert f"{out}: is a mount point" in one_line(capsys)
+    assert main([*SIMULATE_FEW, "--out", str(out / "run")]) == 0  # the folder inside it that the message names
+
+
+def test_pythonwarnings_error_made_the_drawing_helper_say_exception_ignored(tmp_path):
+    # its replies stream was never closed: "Exception ignored ... ResourceWarning: unclosed file", after a report
+    # that was written all the same
+    import subprocess
+    import sys
+
+    assert main([*SIMULATE_FEW, "--engine", "reference", "--out", str(tmp_path / "run")]) == 0
+    environment = {**os.environ, "PYTHONWARNINGS": "error"}
+    done = subprocess.run([sys.executable, "-m", "sim", "runs-report", str(tmp_path / "run"), "--out",
+                           str(tmp_path / "report")], env=environment, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "Exception ignored" not in done.stderr and "Warning" not in done.stderr, done.stderr
