@@ -457,3 +457,32 @@ def test_a_driver_s_first_call_on_threads_compiles_it_on_the_calling_thread():
     assert kernel._play_on_threads(Driver(), (1, 2.0), 2) == [1, 1]
     assert calls[0] == ("compile", True, ("int", "float"))
     assert calls[1:] == [("play", True), ("play", True)]
+
+
+def test_a_numba_cache_dir_that_is_a_file_scattered_the_cache_in_the_source_tree(tmp_path):
+    """Regression (a QA pass): NUMBA_CACHE_DIR naming a file, numba passed over it without a word and wrote 131
+    cache files into sim/__pycache__ and sim/fast/__pycache__, outside the versioned folder; the notice said later
+    runs would load the cache. Now the kernels compile without a cache, and the reason is the notice's."""
+    blocker = tmp_path / "cachefile"
+    blocker.write_text("")
+    assert _jit.user_cache_problem(blocker / "luna-balance-x", {"NUMBA_CACHE_DIR": str(blocker)}) == (
+        f"NUMBA_CACHE_DIR ({blocker}) is not a folder that can be written")
+    fine = tmp_path / "fine"
+    assert _jit.user_cache_problem(fine / "luna-balance-x", {"NUMBA_CACHE_DIR": str(fine)}) == ""
+    assert _jit.user_cache_problem(blocker / "luna-balance-x", {}) == ""  # not the user's choice: numba's places
+
+    def cache_files() -> set[Path]:
+        return {path for folder in ("sim", "analysis") for path in (ROOT / folder).rglob("*.nb[ic]")}
+
+    before = cache_files()
+    script = ("import sim.fast._jit as j\n"
+              "@j.jit\n"
+              "def thrice(x):\n"
+              "    return 3 * x\n"
+              "assert thrice(14) == 42\n"
+              "print(j.UNCACHED['reason'])\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NUMBA_CACHE_DIR": str(blocker)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"NUMBA_CACHE_DIR ({blocker}) is not a folder that can be written"
+    assert cache_files() == before

@@ -18,7 +18,9 @@ modules. So every kernel is cached in a folder named after a hash of all those s
 The folder is ``$NUMBA_CACHE_DIR/luna-balance-<hash>`` when the user set ``NUMBA_CACHE_DIR``, else
 ``sim/fast/__pycache__/luna-balance-<hash>``, else (a read-only install) numba's user-wide cache
 directory. An in-tree folder of an older version of the sources is removed when a new one is made
-(a folder under ``NUMBA_CACHE_DIR`` may serve another checkout, so it is left alone there).
+(a folder under ``NUMBA_CACHE_DIR`` may serve another checkout, so it is left alone there). A
+``NUMBA_CACHE_DIR`` that cannot be written is not passed over for another place: the kernels are compiled
+without a cache, and the compile notice says why (:func:`user_cache_problem`).
 
 Selects. Most of a game's time is mispredicted branches: which card comes, which company leads, which
 display space shows a share is the game's chance, so a branch on it goes wrong about as often as not
@@ -155,9 +157,29 @@ def prune_siblings(folder: Path) -> None:
             shutil.rmtree(sibling, ignore_errors=True)
 
 
+def user_cache_problem(folder: Path, environ: Mapping[str, str] = os.environ) -> str:
+    """Why the user's ``NUMBA_CACHE_DIR`` cannot hold ``folder`` ("" when it can, or is not set).
+
+    Numba passes over such a folder without a word, to a ``__pycache__`` beside the sources or a user-wide cache:
+    a QA pass found 131 cache files scattered in the source tree, outside the versioned folder that keeps stale
+    kernels apart. The user chose the place, so the kernels are rather compiled without a cache, and the compile
+    notice says why (:data:`UNCACHED`)."""
+    user_dir = environ.get("NUMBA_CACHE_DIR", "")
+    if not user_dir or _writable(folder):
+        return ""
+    return f"NUMBA_CACHE_DIR ({user_dir}) is not a folder that can be written"
+
+
 CACHE_DIR = cache_dir()
 if CACHE_DIR.parent == PACKAGE_DIR / "__pycache__":
     prune_siblings(CACHE_DIR)
+
+#: Why the kernels are compiled without a cache ("" while they have one): a ``NUMBA_CACHE_DIR`` that cannot be
+#: written (:func:`user_cache_problem`), or no folder at all numba may write, which numba refuses ``cache=True``
+#: for with a ``RuntimeError`` at decoration, that is at import (a read-only install whose user has no writable
+#: home, as in a container): every command, even ``report``, ended in that traceback. The kernels are then
+#: compiled in every process instead, and the compile notice says so (:mod:`sim.engines`).
+UNCACHED = {"reason": user_cache_problem(CACHE_DIR)}
 
 
 @contextlib.contextmanager
@@ -178,7 +200,8 @@ def jit(function: Callable | None = None, **options) -> Callable:
     def decorate(function: Callable) -> Callable:
         with _caching_into(CACHE_DIR):
             try:
-                dispatcher = numba.njit(**{**OPTIONS, **options})(function)
+                cached = {"cache": False} if UNCACHED["reason"] else {}
+                dispatcher = numba.njit(**{**OPTIONS, **options, **cached})(function)
             except RuntimeError as error:  # numba found no folder it may write (see UNCACHED)
                 if "cannot cache" not in str(error):
                     raise
@@ -190,13 +213,6 @@ def jit(function: Callable | None = None, **options) -> Callable:
     return decorate if function is None else decorate(function)
 
 
-
-#: Why the kernels are compiled without a cache ("" while they have one). Numba refuses ``cache=True`` with a
-#: ``RuntimeError`` at decoration, that is at import, when no folder it may write the cache in is found (a
-#: ``NUMBA_CACHE_DIR`` or a shared cache the user cannot write; a read-only install whose user has no writable
-#: home, as in a container): every command, even ``report``, ended in that traceback. The kernels are then
-#: compiled in every process instead, and the compile notice says so (:mod:`sim.engines`).
-UNCACHED = {"reason": ""}
 
 
 def _load_without_the_compiler(cache: object) -> Callable | None:
