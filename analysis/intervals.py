@@ -237,6 +237,8 @@ def newcombe_interval(wins_a: float, games_a: int, wins_b: float, games_b: int) 
     The interval combines the two Wilson intervals (Newcombe 1998, method 10) and inherits
     their good behaviour near 0 and 1, where a plain ``± 1.96·SE`` interval misbehaves.
     """
+    if games_a <= 0 or games_b <= 0:  # no games on a side: no rate, no interval (was a ZeroDivisionError)
+        return math.nan, math.nan, math.nan
     p_a, p_b = wins_a / games_a, wins_b / games_b
     diff, low, high = _square_and_add(p_a, wilson_interval(wins_a, games_a), p_b, wilson_interval(wins_b, games_b), 0.0)
     return diff, float(low), float(high)

@@ -155,7 +155,8 @@ def duel_row(won_upper: np.ndarray, score_upper: np.ndarray, score_lower: np.nda
     wins = float(np.sum(won_upper))
     ci_low, ci_high = wilson_interval(wins, games)
     mean, _, diff_low, diff_high = paired_difference(score_upper, score_lower)
-    return {"games": games, "wins": wins, "win_rate": wins / games, "ci_low": ci_low, "ci_high": ci_high,
+    return {"games": games, "wins": wins, "win_rate": wins / games if games else np.nan,  # 0 games: no rate
+            "ci_low": ci_low, "ci_high": ci_high,
             "score_diff": mean, "diff_low": diff_low, "diff_high": diff_high}
 
 

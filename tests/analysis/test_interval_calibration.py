@@ -488,3 +488,14 @@ def test_win_rates_pooling_two_seats_of_one_game_is_conservative():
     table = win_rates(seats, by="rep", kind="scripted")
     assert (table["games"] == 2 * games).all()
     assert np.mean((table["ci_low"] <= 0.3) & (0.3 <= table["ci_high"])) >= NOMINAL - TOLERANCE
+
+
+def test_no_games_on_a_side_is_no_interval_not_a_zero_division():
+    # a QA pass: newcombe_interval(0, 0, 1, 2) and duel_row of no games raised ZeroDivisionError
+    from analysis.intervals import newcombe_interval
+    from analysis.stats import duel_row
+
+    assert all(math.isnan(value) for value in newcombe_interval(0, 0, 1, 2))
+    assert all(math.isnan(value) for value in newcombe_interval(1, 2, 0, 0))
+    row = duel_row(np.array([]), np.array([]), np.array([]))
+    assert row["games"] == 0 and math.isnan(row["win_rate"]) and math.isnan(row["ci_low"])
