@@ -361,8 +361,12 @@ def command_study(args: argparse.Namespace) -> int:
 
 def command_report(args: argparse.Namespace) -> int:
     from analysis.study.content import render_study_dir
+    from analysis.study.lock import study_lock
 
-    files = render_study_dir(args.study_dir)
+    # the study's own lock: run beside a study still playing, it said "N part(s) not finished ... rerun", and
+    # during the study's report step wrote a second report into the folder at the same time (a QA pass)
+    with study_lock(args.study_dir):
+        files = render_study_dir(args.study_dir)
     announce_written(files.html)
     return 0
 
