@@ -21,6 +21,15 @@ from sim.gamedata import read_toml
 from sim.play import play
 
 SEED = 3
+#: level 5's mean score toward 400 by one token within three spaces: a quick search of a few hundred games
+NEAR_400 = """
+    [levels.5]
+    metric = "luna_mean_score"
+    target = 400
+    tolerance = 1
+    move = ["levels.5.helium_tokens.0"]
+    bounds = { "levels.5.helium_tokens.0" = [6, 8] }
+    """
 
 
 def _write(path, text):
@@ -29,15 +38,7 @@ def _write(path, text):
 
 
 def test_the_verdict_reads_games_the_search_never_played(tmp_path):
-    targets = _write(tmp_path / "t.toml", """
-        description = "level 5 near 400"
-        [levels.5]
-        metric = "luna_mean_score"
-        target = 400
-        tolerance = 1
-        move = ["levels.5.helium_tokens.0"]
-        bounds = { "levels.5.helium_tokens.0" = [6, 8] }
-        """)
+    targets = _write(tmp_path / "t.toml", 'description = "level 5 near 400"\n' + NEAR_400)
     games = 300
     result = run_tune(targets, tmp_path / "out", games=games, seed=SEED)
     (goal,) = result.results
@@ -63,14 +64,7 @@ def test_the_verdict_reads_games_the_search_never_played(tmp_path):
 
 
 def test_a_wide_interval_or_a_start_already_within_is_said(tmp_path):
-    targets = _write(tmp_path / "t.toml", """
-        [levels.5]
-        metric = "luna_mean_score"
-        target = 400
-        tolerance = 1
-        move = ["levels.5.helium_tokens.0"]
-        bounds = { "levels.5.helium_tokens.0" = [6, 8] }
-        """)
+    targets = _write(tmp_path / "t.toml", NEAR_400)
     (goal,) = run_tune(targets, tmp_path / "out", games=100, seed=SEED).results
     wide = Measure(400.2, 390.0, 410.4, 100)  # within on its value, its interval ten times the band
     narrow = Measure(400.2, 399.6, 400.8, 100)
