@@ -366,10 +366,11 @@ def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file as tomllib reads it; a file that is missing or is no TOML is a one-line DataError."""
     try:
         with open(path, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # /dev/zero was read until the OOM killer came
+            status = os.fstat(handle.fileno())
+            if not stat.S_ISREG(status.st_mode):  # /dev/zero was read until the OOM killer came
                 raise DataError([f"{path}: not a regular file (a device, pipe or folder): give a TOML file"])
-            if os.fstat(handle.fileno()).st_size > MAX_TOML_BYTES:
-                raise DataError([f"{path}: {os.fstat(handle.fileno()).st_size:,} bytes, more than the "
+            if status.st_size > MAX_TOML_BYTES:
+                raise DataError([f"{path}: {status.st_size:,} bytes, more than the "
                                  f"{MAX_TOML_BYTES:,} a data or overlay file may have: is it the right file?"])
             return tomllib.load(handle)
     except FileNotFoundError:

@@ -98,21 +98,23 @@ def tuning_table(result: TuneResult) -> pd.DataFrame:
     return frame.astype({"race": "Int64", "stage": "Int64", **{name: "Int64" for name in names}})
 
 
+def _interval_columns(name: str, measure: Measure | None) -> dict[str, float]:
+    """``name``, ``name_low`` and ``name_high`` of a table row: the measure's value and 95 % interval (NaN: none)."""
+    if measure is None:
+        return {name: np.nan, f"{name}_low": np.nan, f"{name}_high": np.nan}
+    return {name: measure.value, f"{name}_low": measure.low, f"{name}_high": measure.high}
+
+
 def ladder_table(result: TuneResult) -> pd.DataFrame:
     """Per level: target, the metric before and after with intervals, whether it is met, and what moved."""
     rows = []
     for goal_result in result.results:
         goal = goal_result.goal
         moved = "; ".join(f"{name} {before}->{after}" for name, before, after in goal_result.moved())
-        fresh = goal_result.fresh
         rows.append({"level": goal.level, "metric": goal.metric.label, "target": goal.target,
-                     "tolerance": goal.tolerance, "before": goal_result.before.value,
-                     "before_low": goal_result.before.low, "before_high": goal_result.before.high,
-                     "after": goal_result.after.value, "after_low": goal_result.after.low,
-                     "after_high": goal_result.after.high,
-                     "fresh": np.nan if fresh is None else fresh.value,
-                     "fresh_low": np.nan if fresh is None else fresh.low,
-                     "fresh_high": np.nan if fresh is None else fresh.high,
+                     "tolerance": goal.tolerance, **_interval_columns("before", goal_result.before),
+                     **_interval_columns("after", goal_result.after),
+                     **_interval_columns("fresh", goal_result.fresh),
                      # a level only measured has no verdict: it met its own value by definition
                      "met": goal_result.met if goal.free else pd.NA,
                      "confirmed": goal_result.confirmed if goal.free else pd.NA,
@@ -127,12 +129,8 @@ def order_table(result: TuneResult) -> pd.DataFrame:
     following = {(check.metric, check.level - 1) for check in result.checks}
     rows = []
     for check in result.checks:
-        before = check.before
         rows.append({"level": check.level, "metric": check.metric, "tuned": check.tuned,
-                     "before": np.nan if before is None else before.value,
-                     "before_low": np.nan if before is None else before.low,
-                     "before_high": np.nan if before is None else before.high,
-                     "after": check.after.value, "after_low": check.after.low, "after_high": check.after.high,
+                     **_interval_columns("before", check.before), **_interval_columns("after", check.after),
                      "in_order": (check.metric, check.level) not in out_of_order
                      if (check.metric, check.level) in following else pd.NA})
     return pd.DataFrame(rows, columns=list(CHECK_COLUMNS)).astype({"in_order": "boolean"})
