@@ -38,7 +38,7 @@ from analysis.tuning.options import DEFAULT_GAMES as SENSITIVITY_GAMES
 from analysis.tuning.options import DEFAULT_OPPONENT as SENSITIVITY_OPPONENT
 from analysis.tuning.options import DEFAULT_SEED as SENSITIVITY_SEED
 from analysis.tuning.options import SensitivityOptions, parse_opponent
-from sim.cli_checks import check_csv_path, check_report_out
+from sim.cli_checks import check_csv_path, check_output_places, check_report_out
 from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, check_seed, parse_levels, parse_seats
 from sim.constants import (
     ALLOWED_ROUNDS,
@@ -57,15 +57,13 @@ from sim.constants import (
 )
 from sim.dispatch import usable_cpus
 from sim.engines import ENGINES, set_compile_notice
+from sim.environment import thread_count_problem
 from sim.gamedata import DataError, load_game_data
-from sim.outputs import refuse_inside_output
 from sim.progress import progress_bar
+from sim.shutdown import EXIT_ENGINE, EXIT_USAGE, EXIT_WORKER_DIED
 from sim.stop_signals import announce_written, interrupted_exit_code, stop_signals_as_interrupts
 from sim.violation import InvariantError
 
-EXIT_USAGE = 2
-EXIT_ENGINE = 1  # the engine broke: a game broke an invariant under --check-invariants
-EXIT_WORKER_DIED = 1  # a --workers process was killed (the OOM killer, kill -9): the code of the traceback it was
 _ALL_LEVELS = f"{MIN_LEVEL}-{MAX_LEVEL}"
 _DEFAULT_STRENGTHS = ",".join(map(strength_label, DEFAULT_STRENGTHS))
 
@@ -489,10 +487,13 @@ def command_sensitivity(args: argparse.Namespace) -> int:
 
 
 def check_options(args: argparse.Namespace) -> None:
-    """Refuse option values no command can use, before any command runs: a seed beyond the 64 bits its
-    streams are derived from (two seeds 2**64 apart would play the same games), a parity tolerance the
-    bisection never gets below (it would never stop), readings asked for with no games (0 means no readings
-    once it reaches the study's plan, which checks ``--parity-games`` itself)."""
+    """Refuse settings no command can use, before any command runs: a ``NUMBA_NUM_THREADS`` below 1 (numba fails
+    only when the engine first plays), a seed beyond the 64 bits its streams are derived from (two seeds 2**64
+    apart would play the same games), a parity tolerance the bisection never gets below (it would never stop),
+    readings asked for with no games (0 means no readings once it reaches the study's plan, which checks
+    ``--parity-games`` itself)."""
+    if problem := thread_count_problem():  # the script said it before importing numba; a caller of main() did not
+        raise ConfigError(problem)
     seed = getattr(args, "seed", None)
     if seed is not None:
         check_seed(seed)
@@ -502,14 +503,6 @@ def check_options(args: argparse.Namespace) -> None:
     readings_games = getattr(args, "readings_games", None)
     if readings_games is not None and readings_games < 1:
         raise ConfigError(f"--readings-games: must be at least 1, got {readings_games}")
-
-
-def check_output_places(args: argparse.Namespace) -> None:
-    """Refuse a command's output folder inside another output of ours (:func:`sim.outputs.refuse_inside_output`)."""
-    if getattr(args, "out", None) is not None:
-        refuse_inside_output(Path(args.out))
-    if args.command == "study":
-        refuse_inside_output(Path(args.results_dir) / args.name, "--results-dir and --name")
 
 
 def clamp_workers(args: argparse.Namespace) -> None:

@@ -1,13 +1,15 @@
-"""Checks of the command line's other output paths, made before a command does its work: ``parity --csv`` and
-``runs-report --out`` (written in place, not replaced whole as :mod:`sim.outputs` replaces a run directory)."""
+"""Checks of the command line's output paths, made before a command does its work: none inside another output of
+ours, and ``parity --csv`` and ``runs-report --out`` (written in place, not replaced whole as :mod:`sim.outputs`
+replaces a run directory)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 from pathlib import Path
 
 from analysis.folder_lock import is_lock_or_temporary
-from sim.outputs import OutputPathError, is_run_directory, refuse_other_writers
+from sim.outputs import OutputPathError, is_run_directory, refuse_inside_output, refuse_other_writers
 
 
 def check_csv_path(text: str) -> None:
@@ -47,3 +49,11 @@ def check_report_out(out: Path, study_file: str) -> None:
         raise OutputPathError(f"--out: {out} is the output of another luna-balance command; a runs report would "
                               "write over its report: choose another --out")
     refuse_other_writers(out)
+
+
+def check_output_places(args: argparse.Namespace) -> None:
+    """Refuse a command's output folder inside another output of ours (:func:`sim.outputs.refuse_inside_output`)."""
+    if getattr(args, "out", None) is not None:
+        refuse_inside_output(Path(args.out))
+    if args.command == "study":
+        refuse_inside_output(Path(args.results_dir) / args.name, "--results-dir and --name")

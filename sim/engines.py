@@ -16,7 +16,6 @@ its kernels, which the reference engine, the command line's parser and ``can_pla
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -34,6 +33,7 @@ from sim.columns import (
     Chunk,
 )
 from sim.config import ConfigError, GameConfig, check_choice
+from sim.environment import jit_switched_off, thread_count_problem
 from sim.gamedata import GameData
 from sim.invariants import check_final_rows, round_checker
 
@@ -219,11 +219,13 @@ def _engine(name: str) -> Engine:
         engine = _REGISTRY[name]
     except KeyError:
         raise ConfigError(f"unknown engine {name!r} ({' or '.join(ENGINES)})", "engine") from None
-    if name == "numba" and os.environ.get("NUMBA_DISABLE_JIT", "0").strip() not in ("", "0"):
+    if name == "numba" and jit_switched_off():
         # numba then runs the kernels as Python, where the engine's own intrinsics (sim/fast/claim.py) cannot run:
         # a traceback ending "<intrinsic claim_next> is not usable in pure-python" (a QA pass)
         raise ConfigError("NUMBA_DISABLE_JIT is set, which turns numba's compiler off, and the numba engine needs it: "
                           "unset it, or use --engine reference (the same games, slower)", "engine")
+    if name == "numba" and (problem := thread_count_problem()):
+        raise ConfigError(problem, "engine")
     return engine
 
 

@@ -7,7 +7,11 @@ like any later one: one line and the shell's code for the signal (nothing has be
 
 from __future__ import annotations
 
-from sim.shutdown import exit_code_at_the_end
+import io
+import sys
+
+from sim.environment import thread_count_problem
+from sim.shutdown import EXIT_USAGE, exit_code_at_the_end
 from sim.stop_signals import report_interrupt, stop_signals_as_interrupts
 
 
@@ -18,6 +22,13 @@ def main() -> int:
     code is sent again a moment later, and had it come in a gap between the two, with Python's defaults back, it
     would have ended the process at once.
     """
+    if problem := thread_count_problem():  # before numba is imported: it reads the setting then (sim/environment.py)
+        sys.stderr.write(f"luna-balance: {problem}\n")
+        return EXIT_USAGE
+    # A path or name the terminal's encoding cannot show is written with escapes: a run whose --out had a letter
+    # outside PYTHONIOENCODING=ascii was written whole, then its "wrote" line failed the command (exit 2, a QA pass)
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="backslashreplace")
     with stop_signals_as_interrupts():
         try:
             from sim.cli import main as command_line
@@ -31,6 +42,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":  # python -m sim.entry: the script itself (so is python -m sim)
-    import sys
-
     sys.exit(main())

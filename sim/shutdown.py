@@ -27,6 +27,10 @@ import gc
 import signal
 from types import FrameType
 
+EXIT_USAGE = 2  # bad options, data or settings, or a read or write that failed (sim.cli names which)
+EXIT_ENGINE = 1  # the engine broke: a game broke an invariant under --check-invariants
+EXIT_WORKER_DIED = 1  # a --workers process was killed (the OOM killer, kill -9): the code of the traceback it was
+
 
 def exit_code_at_the_end(code: int) -> int:
     """Return ``code`` once the rest of the process skips the last collection and a first Ctrl-C (module docstring).
