@@ -34,7 +34,7 @@ def usable_cpus() -> int:
 
 
 def ordered_results(function: Callable[..., Any], calls: Iterable[tuple[Any, ...]], workers: int, backend: str,
-                    scheduler: str | None) -> Iterator[Any]:
+                    scheduler: str | None, before_workers: Callable[[], None] | None = None) -> Iterator[Any]:
     """Yield ``function(*call)`` for each call, in the order of ``calls``, as each becomes available.
 
     Parameters
@@ -48,6 +48,9 @@ def ordered_results(function: Callable[..., Any], calls: Iterable[tuple[Any, ...
         for ``"dask"`` (1: all the cluster's threads).
     backend, scheduler
         ``"local"`` or ``"dask"`` (see :data:`sim.constants.BACKENDS`), and the Dask scheduler address.
+    before_workers
+        Called here once before local worker processes start (and not otherwise): what they would each do
+        alike, done once (:func:`sim.engines.compile_before_workers`).
     """
     if backend == "local" and workers <= 1:
         yield from (function(*call) for call in calls)
@@ -60,6 +63,8 @@ def ordered_results(function: Callable[..., Any], calls: Iterable[tuple[Any, ...
             jobs = workers if workers > 1 else max(1, sum(client.nthreads().values()))
             yield from _closed_quietly(Parallel(n_jobs=jobs, return_as="generator")(tasks))
         return
+    if before_workers is not None:
+        before_workers()
     skip_cancelled_work_ids()
     read_results_watching_workers()
     start_workers_deaf_to_ctrl_c()

@@ -158,10 +158,29 @@ def _announced(data: GameData, config: GameConfig, count: int, check_invariants:
     chunk = play()
     # the compile is most of the call: the first chunk's games take a fraction of a second more
     later = "" if uncached else "; later runs load it from the cache at once"
-    sys.stderr.write(f"luna-balance: compiled in {time.perf_counter() - started:.0f} s (with the first "
-                     f"{count:,} games){later}\n")
+    games = f" (with the first {count:,} games)" if count > 1 else ""
+    sys.stderr.write(f"luna-balance: compiled in {time.perf_counter() - started:.0f} s{games}{later}\n")
     sys.stderr.flush()
     return chunk
+
+
+def compile_before_workers(engine: str, data: GameData, config: GameConfig, check_invariants: bool = False) -> None:
+    """Compile the numba engine for ``data`` and ``config`` here, before worker processes start.
+
+    On a cold cache each ``--workers`` process compiled the engine at once, and each said so (a QA pass); compiled
+    here first (one game played, its notice said once), they load it from the cache. Nothing to do for the reference
+    engine, an engine compiled or cached already, data the engine refuses (the workers say why), or a cache numba
+    cannot write (each process compiles then, whatever this one does).
+    """
+    if engine != "numba" or _numba_problems(data, config):
+        return
+    from sim.fast._jit import UNCACHED, is_compiled
+    from sim.fast.kernel import driver_for
+    from sim.tables import needs_general_engine
+
+    if UNCACHED["reason"] or is_compiled(driver_for(check_invariants, needs_general_engine(data, config))):
+        return
+    engine_function(engine)(data, config, 0, 0, 1, False, check_invariants=check_invariants)
 
 
 def _load_reference_listed() -> PlayListed:

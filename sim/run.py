@@ -50,7 +50,7 @@ from sim.config import ConfigError, GameConfig, check_count, check_seed
 from sim.constants import BACKENDS, CHUNK_MEMORY_BYTES
 from sim.crashpoints import crash_point
 from sim.dispatch import dask_problem, ordered_results
-from sim.engines import PlayChunk, check_engine, engine_function
+from sim.engines import PlayChunk, check_engine, compile_before_workers, engine_function
 from sim.gamedata import GameData
 from sim.outputs import (  # noqa: F401  (also imported from here by the output writers in analysis/)
     AGGREGATE_FILE,
@@ -282,7 +282,9 @@ def _chunks(play: PlayChunk, data: GameData, config: GameConfig, options: RunOpt
             bounds: Iterable[tuple[int, int]]) -> Iterator[Chunk]:
     """Play the chunks in order, here or on joblib workers (loky processes, or a Dask cluster)."""
     calls = ((play, data, config, options.seed, first, count, options.detail) for first, count in bounds)
-    for result in ordered_results(_play_or_violation, calls, options.workers, options.backend, options.scheduler):
+    compile_once = functools.partial(compile_before_workers, options.engine, data, config, options.check_invariants)
+    for result in ordered_results(_play_or_violation, calls, options.workers, options.backend, options.scheduler,
+                                  before_workers=compile_once):
         if isinstance(result, InvariantError):
             raise result
         yield result

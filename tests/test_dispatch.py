@@ -25,6 +25,14 @@ def test_results_come_in_call_order(workers):
     assert list(ordered_results(slow_square, calls, workers, "local", None)) == [0, 1, 4, 9, 16, 25]
 
 
+@pytest.mark.parametrize(("workers", "called"), [(1, 0), (2, 1)])
+def test_before_workers_runs_once_here_and_only_when_worker_processes_start(workers, called):
+    said = []
+    results = ordered_results(slow_square, [(value, 0.0) for value in range(4)], workers, "local", None,
+                              before_workers=lambda: said.append(os.getpid()))
+    assert list(results) == [0, 1, 4, 9] and said == [os.getpid()] * called
+
+
 def test_stopping_early_cancels_joblib_s_tasks_without_a_warning():
     """Regression (the joblib-worker invariant test failed on a cold numba cache): a run that stops at
     its first broken invariant closes the results while workers still play later chunks, and joblib

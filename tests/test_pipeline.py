@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -18,6 +19,7 @@ from sim import engines
 from sim.cli import main
 from sim.columns import SEAT_NUMERIC, Chunk
 from sim.config import GameConfig, parse_seats
+from sim.dispatch import usable_cpus
 from sim.gamedata import load_game_data
 from sim.run import Int32Scratch, RunOptions, run_simulation
 from sim.summary import StreamingSummary
@@ -252,6 +254,53 @@ def test_compile_notice_is_not_said_when_the_engine_refuses_the_data(tmp_path, m
     assert capsys.readouterr().err == (f"luna-balance: {overlay}: moon.research.row_deck: 500 (the numba engine "
                                        "supports at most 62; --engine reference has no such limit)\n")
     assert not engines._compile_notice["said"]
+
+
+def test_compile_before_workers_plays_one_game_here_only_on_a_cold_usable_cache(tmp_path, monkeypatch):
+    pytest.importorskip("numba")
+    import sim.fast._jit as jit_module
+
+    played = []
+    monkeypatch.setattr(engines, "engine_function", lambda engine: lambda *call, **options: played.append(
+        (engine, call, options)))
+    monkeypatch.setattr(jit_module, "is_compiled", lambda dispatcher: False)  # pretend the cache is empty
+    monkeypatch.setitem(jit_module.UNCACHED, "reason", "")
+    config = GameConfig(seats=parse_seats("luna:2"))
+    engines.compile_before_workers("numba", DATA, config, check_invariants=True)
+    assert played == [("numba", (DATA, config, 0, 0, 1, False), {"check_invariants": True})]
+    played.clear()
+    engines.compile_before_workers("reference", DATA, config)  # nothing to compile
+    overlay = tmp_path / "deep_rows.toml"
+    overlay.write_text("[moon.research]\nrow_deck = 500\n")
+    engines.compile_before_workers("numba", load_game_data(overlay), config)  # refused: the workers say why
+    monkeypatch.setitem(jit_module.UNCACHED, "reason", "NUMBA_CACHE_DIR (x) is not a folder that can be written")
+    engines.compile_before_workers("numba", DATA, config)  # every worker would compile all the same
+    monkeypatch.setitem(jit_module.UNCACHED, "reason", "")
+    monkeypatch.setattr(jit_module, "is_compiled", lambda dispatcher: True)
+    engines.compile_before_workers("numba", DATA, config)  # a warm cache: the workers load it
+    assert played == []
+
+
+@pytest.mark.slow
+def test_a_cold_cache_with_workers_compiled_in_each_worker_and_said_so_each_time(tmp_path):
+    # --workers 2 on an empty cache: each worker compiled the engine and printed the notice, even under --quiet
+    # (the workers never heard of it); now this process compiles it once and the workers load it from the cache
+    if usable_cpus() < 2:
+        pytest.skip("--workers 2 needs two usable CPUs (it is lowered to the CPUs there are)")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    command = [sys.executable, "-m", "sim", "simulate", "--seats", "luna:3", "--games", "4000", "--chunk-size",
+               "1000", "--workers", "2"]
+    quiet = subprocess.run([*command, "--quiet", "--out", str(tmp_path / "quiet")], env=env, capture_output=True,
+                           text=True, timeout=600)
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+    shutil.rmtree(tmp_path / "cache")
+    said = subprocess.run([*command, "--out", str(tmp_path / "said")], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert said.returncode == 0, said.stderr
+    assert said.stderr.count("compiling the numba engine for this machine") == 1
+    assert said.stderr.count("luna-balance: compiled in") == 1
+    assert json.loads((tmp_path / "said" / "manifest.json").read_text())["config"]["workers"] == 2
 
 
 _MODULE = """

@@ -43,13 +43,17 @@ PARITY_COLUMNS = ("variant", "profile", "level", "strength", "low", "high", "win
                   "note")
 
 
+def _matchup(task: ParityTask, plan: StudyPlan) -> GameConfig:
+    """The seats and settings of a parity search's games, at the profile's default strength."""
+    return GameConfig(seats=(Seat(kind="scripted", profile=task.profile), Seat(kind="luna", level=task.level)),
+                      rounds=plan.rounds, start_bonus=plan.start_bonus, board=plan.board)
+
+
 def search_engine(engine: str, data: GameData, task: ParityTask, plan: StudyPlan) -> str:
     """``engine``, or the reference engine when ``engine`` cannot play this matchup (as a part would)."""
     from sim.engines import engine_problems
 
-    config = GameConfig(seats=(Seat(kind="scripted", profile=task.profile), Seat(kind="luna", level=task.level)),
-                        rounds=plan.rounds, start_bonus=plan.start_bonus, board=plan.board)
-    return "reference" if engine_problems(engine, data, config) else engine
+    return "reference" if engine_problems(engine, data, _matchup(task, plan)) else engine
 
 
 def search(data: GameData, profile: str, level: int, games: int, seed: int, engine: str, rounds: int,
@@ -92,7 +96,13 @@ def run_parity(study_dir: Path, plan: StudyPlan, game_data: Mapping[str, GameDat
     engines = [search_engine(engine, game_data[task.variant], task, plan) for task in todo]
     calls = [(game_data[task.variant], task.profile, task.level, plan.parity_games, plan.seed, task_engine,
               plan.rounds, plan.start_bonus, plan.board) for task, task_engine in zip(todo, engines, strict=True)]
-    results = ordered_results(search, calls, workers, plan.backend, plan.scheduler)
+    def compile_once() -> None:  # the searches' workers load the engine compiled here (sim.engines)
+        from sim.engines import compile_before_workers
+
+        for task, task_engine in zip(todo, engines, strict=True):
+            compile_before_workers(task_engine, game_data[task.variant], _matchup(task, plan))
+
+    results = ordered_results(search, calls, workers, plan.backend, plan.scheduler, before_workers=compile_once)
     for task, task_engine, result in zip(todo, engines, results, strict=True):
         stored = {"settings": expected_parity(plan, task), "data_digest": game_data[task.variant].digest,
                   "engine": task_engine, "result": result}
