@@ -131,7 +131,7 @@ def _announced(data: GameData, config: GameConfig, count: int, check_invariants:
     Nothing is said when the compiled code is in numba's cache folder (a warm start), nor after the
     first notice of the process. Both numba entry points (a range of games, a list) come through here.
     """
-    from sim.fast._jit import UNCACHED, is_compiled
+    from sim.fast._jit import UNCACHED, UNSAVED, is_compiled
     from sim.fast.kernel import driver_for
     from sim.tables import needs_general_engine
 
@@ -157,7 +157,7 @@ def _announced(data: GameData, config: GameConfig, count: int, check_invariants:
     started = time.perf_counter()
     chunk = play()
     # the compile is most of the call: the first chunk's games take a fraction of a second more
-    later = "" if uncached else "; later runs load it from the cache at once"
+    later = "" if uncached or UNSAVED["reason"] else "; later runs load it from the cache at once"
     games = f" (with the first {count:,} games)" if count > 1 else ""
     sys.stderr.write(f"luna-balance: compiled in {time.perf_counter() - started:.0f} s{games}{later}\n")
     sys.stderr.flush()

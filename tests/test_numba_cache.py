@@ -127,6 +127,35 @@ def test_a_damaged_cache_file_is_compiled_again_not_a_traceback(tmp_path, damage
     assert repaired.returncode == 0 and repaired.stdout == first.stdout and repaired.stderr == ""
 
 
+_MIX_ON_A_FULL_DISK = """
+import errno, os
+from numba.core import caching
+
+
+def full_disk(cache_file, name, data):  # as numba's write of a temporary file fails on a full disk
+    raise OSError(errno.ENOSPC, "No space left on device", os.path.join(cache_file._cache_path, name + ".tmp.1a2b"))
+
+
+caching.IndexDataCacheFile._save_data = full_disk
+""" + _MIX
+
+
+def test_a_cache_on_a_full_disk_was_a_failed_run_blamed_on_its_out(tmp_path):
+    # NUMBA_CACHE_DIR on a full tmpfs: the engine compiled, its save raised ENOSPC, and simulate ended
+    # "luna-balance: OUT: No space left on device" (exit 2) without a game written
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
+    full = subprocess.run([sys.executable, "-c", _MIX_ON_A_FULL_DISK], cwd=ROOT, env=env, capture_output=True,
+                          text=True)
+    assert full.returncode == 0, full.stderr
+    (folder,) = tmp_path.iterdir()
+    assert full.stderr.startswith(f"luna-balance: the compiled engine could not be saved in the numba cache ({folder}")
+    assert full.stderr.endswith(": No space left on device); this run goes on, and the next one compiles it again\n")
+    assert full.stderr.count("\n") == 1 and not list(tmp_path.rglob("*.nb[ic]"))
+    later = subprocess.run([sys.executable, "-c", _MIX], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert later.returncode == 0 and later.stdout == full.stdout and later.stderr == ""
+    assert list(tmp_path.rglob("rng.mix64-*.nbi"))
+
+
 # ---------------------------------------------------------------- one everyday driver, on every thread (issue 9)
 
 _DRIVERS = """

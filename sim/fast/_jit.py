@@ -208,6 +208,7 @@ def jit(function: Callable | None = None, **options) -> Callable:
                 UNCACHED["reason"] = f"no numba cache can be written in {CACHE_DIR} or numba's other places"
                 dispatcher = numba.njit(**{**OPTIONS, **options, "cache": False})(function)
         _load_damaged_as_missing(dispatcher)
+        _unsaved_as_uncached(dispatcher)
         return dispatcher
 
     return decorate if function is None else decorate(function)
@@ -271,6 +272,42 @@ def _load_damaged_as_missing(dispatcher: Callable) -> None:
             return None
 
     cache.load_overload = load_overload
+
+
+#: Why compiled code could not be saved in the cache this process ("" while every save worked): said once, and the
+#: compile notice then promises no cached start (:mod:`sim.engines`).
+UNSAVED = {"reason": ""}
+
+
+def _unsaved_as_uncached(dispatcher: Callable) -> None:
+    """Make a failed save of ``dispatcher``'s compiled code a cache that is not there, said in one line.
+
+    The code is compiled and in memory before numba saves it; a cache folder on a full disk made the save raise
+    ``No space left on device``, which ended the run it had just compiled for, blamed on its ``--out`` (a QA pass).
+    numba writes each cache file under a temporary name and removes it on failure, but it writes the function's
+    index before its code: the index is removed too, or the next run would take the missing code for a damaged
+    file. The run goes on, and the next one compiles again. Unknown numba internals leave the dispatcher as it is.
+    """
+    cache = getattr(dispatcher, "_cache", None)
+    save = getattr(cache, "save_overload", None)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    if save is None or index is None or isinstance(cache, NullCache):
+        return
+
+    @functools.wraps(save)
+    def save_overload(signature: object, data: object) -> None:
+        try:
+            save(signature, data)
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                Path(index).unlink(missing_ok=True)
+            if not UNSAVED["reason"]:
+                folder = Path(error.filename).parent if error.filename else CACHE_DIR  # not numba's temporary name
+                UNSAVED["reason"] = f"{folder}: {error.strerror or error}"
+                sys.stderr.write(f"luna-balance: the compiled engine could not be saved in the numba cache "
+                                 f"({UNSAVED['reason']}); this run goes on, and the next one compiles it again\n")
+
+    cache.save_overload = save_overload
 
 
 def is_compiled(dispatcher: Callable) -> bool:
