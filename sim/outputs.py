@@ -146,10 +146,25 @@ def check_output(out: Path, kind: str, inputs: Iterable[str | Path | None] = ())
         if out.is_dir():
             _refuse_holding_inputs(out, inputs)  # first: the more precise message
             _refuse_to_replace(out, kind)
+            _refuse_read_only(out)
         elif out.exists():
             raise OutputPathError(f"{out}: is a file, not a run directory; refusing to replace it")
     except OSError as error:
         raise OutputPathError(f"{out}: cannot write a run directory there ({_why(error, out)})") from None
+
+
+def _raise(error: OSError) -> None:
+    raise error
+
+
+def _refuse_read_only(out: Path) -> None:
+    """Refuse to replace an output whose folders this user may not remove files from (``chmod -R a-w``): the new
+    run was moved into place, then removing the old one failed, and the command reported a failure and left a
+    ``.OUT.old-PID`` folder beside it (a QA pass, as the folder's owner). Such permissions protect the folder."""
+    for folder, _, _ in os.walk(out, onerror=_raise):  # a folder it cannot list, rmtree could not empty either
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise OutputPathError(f"{out}: is read-only ({folder} may not have files removed), so a new output cannot "
+                                  f"replace it: make it writable (chmod -R u+w {out}) or choose another --out")
 
 
 def _refuse_holding_inputs(out: Path, inputs: Iterable[str | Path | None]) -> None:

@@ -8,6 +8,11 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -279,3 +284,51 @@ def test_parity_csv_overwrote_a_runs_parquet_file(tmp_path, capsys, monkeypatch,
     assert main(["parity", "--profile", "balanced", "--levels", "3", "--games", "10", "--csv", name, "--quiet"]) == 2
     assert one_line(capsys) == f"luna-balance: --csv: {name!r} is not a file that can be written ({why})\n"
     assert tree(tmp_path) == before
+
+
+
+def test_a_read_only_earlier_run_was_replaced_then_reported_as_a_failure(tmp_path, capsys, monkeypatch):
+    # chmod -R a-w on a run, rerun by its owner: the new run was moved into place, removing the old one failed
+    # ("manifest.json: Permission denied", exit 2) and a .run.old-PID folder stayed. Now refused before any game.
+    import sim.outputs
+
+    out = tmp_path / "run"
+    assert main([*SIMULATE, "--out", str(out)]) == 0
+    before = (out / "manifest.json").read_bytes()
+    real = os.access
+    monkeypatch.setattr(sim.outputs.os, "access", lambda path, mode: Path(path) != out and real(path, mode))
+    assert main([*SIMULATE, "--seed", "2", "--out", str(out)]) == 2
+    assert one_line(capsys) == (f"luna-balance: {out}: is read-only ({out} may not have files removed), so a new "
+                                f"output cannot replace it: make it writable (chmod -R u+w {out}) or choose another "
+                                "--out\n")
+    assert (out / "manifest.json").read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+
+
+def _as_a_user(command: list[str], folder: Path) -> subprocess.CompletedProcess[str]:
+    """``command`` as this user, or as ``nobody`` when this is root (whom permissions do not stop)."""
+    if os.geteuid() == 0:
+        command = ["runuser", "-u", "nobody", "--", *command]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(folder / "cache")}
+    return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_a_read_only_earlier_run_is_refused_for_real(tmp_path):
+    if os.geteuid() == 0 and shutil.which("runuser") is None:
+        pytest.skip("root, and no runuser to run as another user: permissions stop no one here")
+    folder = Path(tempfile.mkdtemp(prefix="luna-read-only-"))  # tmp_path is closed to nobody
+    if os.geteuid() == 0:
+        os.chown(folder, pwd.getpwnam("nobody").pw_uid, -1)
+    if _as_a_user([sys.executable, "-c", "import sim.outputs"], folder).returncode != 0:
+        shutil.rmtree(folder)
+        pytest.skip("nobody may not read this checkout (a folder above it is closed to other users)")
+    simulate = [sys.executable, "-m", "sim", *SIMULATE, "--out", str(folder / "run")]
+    try:
+        first = _as_a_user(simulate, folder)
+        assert first.returncode == 0, first.stderr
+        assert _as_a_user(["chmod", "-R", "a-w", str(folder / "run")], folder).returncode == 0
+        again = _as_a_user(simulate, folder)
+        assert again.returncode == 2 and f"{folder / 'run'}: is read-only" in again.stderr, again.stderr
+        assert sorted(path.name for path in folder.iterdir() if path.name != "cache") == ["run"]
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(folder)], check=False)
+        shutil.rmtree(folder, ignore_errors=True)
