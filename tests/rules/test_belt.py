@@ -18,6 +18,7 @@ import pytest
 
 from sim import reference as ref
 from sim.config import GameConfig, parse_seats
+from sim.gamedata import load_game_data
 from sim.invariants import assert_invariants, check_invariants
 
 from .helpers import ASTROGO, MINERVA, SKYMINE, TAWAC, assign_sides, game_data
@@ -89,6 +90,22 @@ def test_each_belt_setup_outpost_is_taken_from_the_station(engine):
     rules, state = _overlay_setup(engine, setup_outposts=2)
     assert {t: held(state, t) for t in range(1, 21) if held(state, t)} == {1: [A, A], 7: [T, T], 11: [S, S], 17: [M, M]}
     assert state.station_vacant == [[2, 0, 0]] * 4
+    assert_invariants(rules, state)
+
+
+def test_setup_outposts_beyond_one_column_come_from_the_next_column(engine, tmp_path):
+    # EN 253: an asteroid takes the top outpost of the main column (take_column: the most vacant column whose final
+    # space is held, ties to the logo). One space a column (coin_icons = [1]) and setup_outposts = 2: the first
+    # outpost empties column 1, so the second comes from column 2. (Taking both from column 1, the logo's, gives
+    # the same state whenever a column holds them both, as in the shipped data and the test above.)
+    overlay = tmp_path / "one_space_columns.toml"
+    overlay.write_text("[moon.stations]\ncoin_icons = [1]\n\n[belt.stations]\nsetup_outposts = 2\n")
+    data = load_game_data(overlay)
+    rules = ref.Rules(data, GameConfig(seats=parse_seats("luna:2"), start_bonus="none", board="belt"))
+    engine.use_data(rules, data)
+    state, _ = engine.setup_game(rules, 11, 0)
+    assert {t: held(state, t) for t in range(1, 21) if held(state, t)} == {1: [A, A], 7: [T, T], 11: [S, S], 17: [M, M]}
+    assert state.station_vacant == [[1, 1, 0]] * 4
     assert_invariants(rules, state)
 
 
