@@ -125,6 +125,20 @@ def test_singularity_ends_after_round_6_without_a_last_preparation(seats):
             assert sum(row["won"] for row in result.seats) == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("rounds", [6, 7])
+def test_no_preparation_follows_the_last_round(engine, rounds):
+    # EN 174; DE 186, on both engines round by round: a preparation after rounds 1..rounds-1 only, each flipping
+    # one special plan, so rounds - 1 are face up when final scoring starts. A preparation after the last round
+    # changed no output column in tests/test_engine_exactness.py (markers home, majority cards discarded, the
+    # display refilled, a plan flipped: final scoring reads none of them), so the engines' row-for-row comparison
+    # missed one put into the numba engine on purpose (2026-11-27); this state does not.
+    rules = make_rules("luna:2", rounds=rounds, start_bonus="random")
+    state, rngs = engine.setup_game(rules, 17, 0)
+    for _ in range(rounds):
+        engine.play_round(rules, state, rngs, None)
+    assert state.round == rounds and state.specials_flipped == rounds - 1
+
+
 # Reference only: a whole game's row keys; the numba engine's columns are compared with these in
 # tests/test_engine_exactness.py.
 def test_each_seats_row_is_exactly_the_output_columns():
