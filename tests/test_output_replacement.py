@@ -8,11 +8,9 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import pwd
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -304,31 +302,27 @@ def test_a_read_only_earlier_run_was_replaced_then_reported_as_a_failure(tmp_pat
     assert (out / "manifest.json").read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["run"]
 
 
-def _as_a_user(command: list[str], folder: Path) -> subprocess.CompletedProcess[str]:
-    """``command`` as this user, or as ``nobody`` when this is root (whom permissions do not stop)."""
+def _as_the_owner(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``command`` as this user, whom a folder's permissions stop; root, whom they do not, without the capabilities
+    that let it past them (``setpriv``): still the files' owner, as in the case this pins."""
     if os.geteuid() == 0:
-        command = ["runuser", "-u", "nobody", "--", *command]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(folder / "cache")}
-    return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+        command = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--", *command]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
 def test_a_read_only_earlier_run_is_refused_for_real(tmp_path):
-    if os.geteuid() == 0 and shutil.which("runuser") is None:
-        pytest.skip("root, and no runuser to run as another user: permissions stop no one here")
-    folder = Path(tempfile.mkdtemp(prefix="luna-read-only-"))  # tmp_path is closed to nobody
-    if os.geteuid() == 0:
-        os.chown(folder, pwd.getpwnam("nobody").pw_uid, -1)
-    if _as_a_user([sys.executable, "-c", "import sim.outputs"], folder).returncode != 0:
-        shutil.rmtree(folder)
-        pytest.skip("nobody may not read this checkout (a folder above it is closed to other users)")
-    simulate = [sys.executable, "-m", "sim", *SIMULATE, "--out", str(folder / "run")]
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        pytest.skip("root, and no setpriv to drop the capabilities that let root past permissions")
+    out = tmp_path / "run"
+    simulate = [sys.executable, "-m", "sim", *SIMULATE, "--out", str(out)]
     try:
-        first = _as_a_user(simulate, folder)
-        assert first.returncode == 0, first.stderr
-        assert _as_a_user(["chmod", "-R", "a-w", str(folder / "run")], folder).returncode == 0
-        again = _as_a_user(simulate, folder)
-        assert again.returncode == 2 and f"{folder / 'run'}: is read-only" in again.stderr, again.stderr
-        assert sorted(path.name for path in folder.iterdir() if path.name != "cache") == ["run"]
+        assert main([*SIMULATE, "--out", str(out)]) == 0
+        out.chmod(0o555)
+        again = _as_the_owner(simulate, tmp_path)
+        assert again.returncode == 2 and f"{out}: is read-only" in again.stderr, again.stderr
+        assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
+        out.chmod(0o755)
+        assert _as_the_owner(simulate, tmp_path).returncode == 0  # writable again: replaced as before
     finally:
-        subprocess.run(["chmod", "-R", "u+w", str(folder)], check=False)
-        shutil.rmtree(folder, ignore_errors=True)
+        out.chmod(0o755)
