@@ -326,3 +326,31 @@ def test_a_study_on_a_dask_cluster_gives_the_local_tables(study, tmp_path, capsy
         assert json.loads((study_dir / task.file).read_text())["result"] == \
             json.loads((study / task.file).read_text())["result"]
     assert f"played on the dask backend at {address}" in (study_dir / "report.md").read_text()
+
+
+def test_parity_searches_on_workers_compile_each_matchup_here_first(study, tmp_path, monkeypatch):
+    # On a cold cache each worker compiled the engine and said so (a QA pass); the searches' workers now load what
+    # this process compiled for each search's matchup, handed to ordered_results as its before_workers hook.
+    import shutil
+
+    import sim.engines
+
+    copy = tmp_path / "opts"
+    shutil.copytree(study, copy)
+    for result in (copy / "parity").iterdir():
+        result.unlink()
+    compiled: list[tuple[str, str, int, str]] = []
+    monkeypatch.setattr(sim.engines, "compile_before_workers", lambda engine, data, config: compiled.append(
+        (engine, config.seats_label, config.rounds, config.start_bonus)))
+
+    def on_workers(function, calls, workers, backend, scheduler, before_workers=None):
+        assert workers == 2 and backend == "local"
+        before_workers()
+        return (function(*call) for call in calls)
+
+    monkeypatch.setattr(parity_step, "ordered_results", on_workers)
+    monkeypatch.setattr(study_runner, "render_study_dir", lambda study_dir: SimpleNamespace(html="report.html"))
+    assert run_cli(tmp_path, *OPTIONS, "--workers", "2") == 0
+    assert compiled == [("reference", "scripted:balanced,luna:4", 6, "none"),
+                        ("reference", "scripted:balanced,luna:5", 6, "none")]
+    assert sorted(path.name for path in (copy / "parity").iterdir()) == ["vs-balanced-L4.json", "vs-balanced-L5.json"]
