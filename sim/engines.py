@@ -172,15 +172,17 @@ def compile_before_workers(engine: str, data: GameData, config: GameConfig, chec
     engine, an engine compiled or cached already, data the engine refuses (the workers say why), or a cache numba
     cannot write (each process compiles then, whatever this one does).
     """
-    if engine != "numba" or _numba_problems(data, config):
+    if engine != "numba":
         return
     from sim.fast._jit import UNCACHED, is_compiled
     from sim.fast.kernel import driver_for
     from sim.tables import needs_general_engine
 
+    # the warm case first: every part of a study with --workers asks, and only a cold one needs the tables checked
     if UNCACHED["reason"] or is_compiled(driver_for(check_invariants, needs_general_engine(data, config))):
         return
-    engine_function(engine)(data, config, 0, 0, 1, False, check_invariants=check_invariants)
+    if not _numba_problems(data, config):
+        engine_function(engine)(data, config, 0, 0, 1, False, check_invariants=check_invariants)
 
 
 def _load_reference_listed() -> PlayListed:
