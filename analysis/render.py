@@ -8,9 +8,10 @@ Layout written under the study directory::
     figures/NAME.png   every figure
     figures/NAME.svg
 
-Every file is written atomically (temporary file in the same directory, then ``os.replace``), after
-everything is rendered and after an earlier report's pages are removed, the pages last: so an interrupted
-or failed run never leaves a half-written report that looks complete. This module knows
+Every file is rendered, then written beside its place as a temporary file, before anything of an earlier
+report is touched; then the earlier pages are removed and each file is moved into place (``os.replace``), the
+pages last. So a run that fails or is interrupted while writing leaves the earlier report as it was, and one
+stopped while moving leaves no page that looks complete. This module knows
 nothing of what a report contains; :mod:`analysis.report` builds the standard run report and
 :mod:`analysis.study.content` the study report.
 """
@@ -114,29 +115,53 @@ def atomic_write(path: str | Path, content: bytes | str) -> Path:
         The destination path.
     """
     destination = Path(path)
+    _move_staged([(_staged_copy(destination, content), destination)])
+    return destination
+
+
+def _staged_copy(destination: Path, content: bytes | str) -> Path:
+    """Write ``content`` to a temporary file beside ``destination`` (created private, then given the mode a plain
+    ``open()`` would, and synced) and return the temporary file's path; nothing is left behind if it fails."""
     destination.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8") if isinstance(content, str) else content
     # Same directory as the destination: os.replace is only atomic within one file system.
-    handle, temporary = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=TEMPORARY_SUFFIX,
-                                         dir=destination.parent)
+    handle, name = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=TEMPORARY_SUFFIX, dir=destination.parent)
+    temporary = Path(name)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        # mkstemp creates the file private (0600); give it the mode a plain open() would.
         os.chmod(temporary, _FILE_MODE)
         crash_point("file-written")
-        os.replace(temporary, destination)
     except OSError as error:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         if error.filename:
             raise
         raise os_error_naming(error, destination) from error  # the destination, not the temporary file
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
-    return destination
+    return temporary
+
+
+def _move_staged(staged: Sequence[tuple[Path, Path]]) -> None:
+    """Move each staged temporary file onto its destination, in order; if one move fails, the temporary files not
+    yet moved are deleted."""
+    for done, (temporary, destination) in enumerate(staged):
+        try:
+            os.replace(temporary, destination)
+        except BaseException as error:
+            for left, _ in staged[done:]:
+                left.unlink(missing_ok=True)
+            if isinstance(error, OSError) and not error.filename:
+                raise os_error_naming(error, destination) from error
+            raise
+
+
+def _discard_staged(staged: Sequence[tuple[Path, Path]]) -> None:
+    for temporary, _ in staged:
+        temporary.unlink(missing_ok=True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -477,15 +502,27 @@ def write_report(
         page.append("</section>")
     page += ["</body>", "</html>", ""]
 
-    # An earlier report's pages go first, so that a write that fails part way (a full disk) leaves no
-    # report.html beside a mix of old and new files; the pages come last, once all they show is written.
-    for name in (HTML_FILE, MARKDOWN_FILE):
-        (root / name).unlink(missing_ok=True)
-    _remove_earlier_items(root, {"tables": {f"{name}.csv" for name in tables},
-                                 "figures": {f"{name}{suffix}" for name in figures for suffix in (".png", ".svg")}})
-    table_paths = {name: atomic_write(root / "tables" / f"{name}.csv", text) for name, text in csv_text.items()}
-    figure_paths = {name: (atomic_write(root / "figures" / f"{name}.png", png_data[name]),
-                           atomic_write(root / "figures" / f"{name}.svg", svg_data[name])) for name in figures}
-    markdown_path = atomic_write(root / MARKDOWN_FILE, "\n".join(markdown))
-    html_path = atomic_write(root / HTML_FILE, "\n".join(page))
+    # Every file is written beside its place first, and only once all are written does the earlier report give
+    # way: a write that fails (a full disk, a file size limit) or is interrupted leaves the earlier report as it
+    # was. Then the earlier pages go, so that a move that fails part way leaves no report.html beside a mix of old
+    # and new files, and the pages come last.
+    table_paths = {name: root / "tables" / f"{name}.csv" for name in tables}
+    figure_paths = {name: (root / "figures" / f"{name}.png", root / "figures" / f"{name}.svg") for name in figures}
+    markdown_path, html_path = root / MARKDOWN_FILE, root / HTML_FILE
+    contents: list[tuple[Path, bytes | str]] = [(table_paths[name], text) for name, text in csv_text.items()]
+    for name, (png_path, svg_path) in figure_paths.items():
+        contents += [(png_path, png_data[name]), (svg_path, svg_data[name])]
+    contents += [(markdown_path, "\n".join(markdown)), (html_path, "\n".join(page))]
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for destination, content in contents:
+            staged.append((_staged_copy(destination, content), destination))
+        for name in (HTML_FILE, MARKDOWN_FILE):
+            (root / name).unlink(missing_ok=True)
+        _remove_earlier_items(root, {"tables": {path.name for path in table_paths.values()},
+                                     "figures": {path.name for pair in figure_paths.values() for path in pair}})
+    except BaseException:
+        _discard_staged(staged)
+        raise
+    _move_staged(staged)
     return ReportFiles(markdown=markdown_path, html=html_path, tables=table_paths, figures=figure_paths)

@@ -169,6 +169,20 @@ def test_file_size_limit_during_a_part_and_during_the_report(tmp_path, uninterru
     assert_same_files(snapshot(study_dir), uninterrupted)
 
 
+def test_a_report_rebuilt_into_a_full_disk_left_the_finished_report_without_its_page(tmp_path, uninterrupted):
+    # A finished study run again rebuilds its report. Past a file size limit at report.html, the earlier report's
+    # pages were removed first and its new tables and figures moved in: no report.html, though nothing was wrong with
+    # the one there. Now every file is written before the earlier report gives way.
+    finished = luna(tmp_path, *STUDY)
+    assert finished.returncode == 0, finished.stderr
+    study_dir = tmp_path / "results" / "s"
+    assert_same_files(snapshot(study_dir), uninterrupted)
+    rebuilt = luna(tmp_path, *STUDY, file_limit=len(uninterrupted["report.html"]) - 1)
+    assert one_line_error(rebuilt) == "luna-balance: results/s/report.html: File too large\n"
+    assert leftovers(study_dir) == []
+    assert_same_files(snapshot(study_dir), uninterrupted)
+
+
 @pytest.mark.parametrize("results_dir", ["/proc/luna-balance-test", "FILE/below-a-file"])
 def test_unwritable_results_directory_is_one_line(tmp_path, results_dir):
     (tmp_path / "FILE").write_text("a regular file\n")

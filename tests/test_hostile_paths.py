@@ -75,32 +75,53 @@ def test_an_overlay_beside_the_output_is_fine(tmp_path):
                  "--overlay", str(overlay), "--quiet"]) == 0
 
 
-@pytest.mark.parametrize("last", [False, True])  # at the first table, or at report.html (the last, largest file)
+@pytest.mark.parametrize("last", [False, True])  # at the first table, or at report.html (the last file moved)
 def test_runs_report_stopped_part_way_refused_its_own_rerun(tmp_path, capsys, monkeypatch, last):
-    import analysis.render
-
+    # Stopped while its files were moved into place, after the earlier pages were removed: the folder holds tables
+    # and figures and no page, which the next runs-report must still take for a report of its own.
     run, out = tmp_path / "run", tmp_path / "report"
     assert main(["simulate", "--seats", "scripted:balanced,luna:5", "--games", "30", "--engine", "reference",
                  "--detail", "rounds", "--out", str(run), "--quiet"]) == 0
     assert main(["runs-report", str(run), "--out", str(out)]) == 0  # an earlier report, replaced by the next
     writes = len(list(out.rglob("*.*")))
-    written = analysis.render.atomic_write
-    calls = []
+    moved = os.replace
+    moves = []
 
-    def full_disk(path: Path, content: bytes | str) -> Path:
-        calls.append(path)
-        if len(calls) == (writes if last else 1):
-            raise OSError(28, "No space left on device", str(path))
-        return written(path, content)
+    def failing_move(source: str | Path, destination: str | Path) -> None:
+        if Path(destination).is_relative_to(out):
+            moves.append(destination)
+            if len(moves) == (writes if last else 1):
+                raise OSError(5, "Input/output error")
+        moved(source, destination)
 
-    monkeypatch.setattr(analysis.render, "atomic_write", full_disk)
+    monkeypatch.setattr(os, "replace", failing_move)
     capsys.readouterr()
     assert main(["runs-report", str(run), "--out", str(out)]) == 2
-    assert "No space left on device" in one_line(capsys)
+    assert "Input/output error" in one_line(capsys)
     assert not (out / "report.html").exists()
-    monkeypatch.setattr(analysis.render, "atomic_write", written)
+    monkeypatch.setattr(os, "replace", moved)
     assert main(["runs-report", str(run), "--out", str(out)]) == 0, capsys.readouterr().err
     assert (out / "report.html").is_file() and len(list(out.rglob("*.*"))) == writes
+
+
+def test_runs_report_into_a_full_disk_left_the_earlier_report_whole(tmp_path, capsys, monkeypatch):
+    run, out = tmp_path / "run", tmp_path / "report"
+    assert main(["simulate", "--seats", "luna:5", "--games", "30", "--engine", "reference", "--out", str(run),
+                 "--quiet"]) == 0
+    assert main(["runs-report", str(run), "--out", str(out)]) == 0
+    earlier = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    synced = os.fsync
+
+    def full_disk_at_the_page(descriptor: int) -> None:
+        if os.readlink(f"/proc/self/fd/{descriptor}").startswith(str(out / ".report.html.")):
+            raise OSError(28, "No space left on device")
+        synced(descriptor)
+
+    monkeypatch.setattr(os, "fsync", full_disk_at_the_page)
+    capsys.readouterr()
+    assert main(["runs-report", str(run), "--out", str(out)]) == 2
+    assert one_line(capsys) == f"luna-balance: {out / 'report.html'}: No space left on device\n"
+    assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == earlier
 
 
 def test_a_folder_of_other_things_beside_tables_is_still_refused(tmp_path, capsys):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import errno
 import os
 import re
 from pathlib import Path
@@ -151,23 +152,68 @@ def test_a_figure_that_fails_to_render_leaves_the_earlier_report_as_it_was(tmp_p
     assert _files(root) == earlier
 
 
-def test_a_write_that_fails_part_way_leaves_no_report_page(tmp_path, monkeypatch):
-    # A full disk at the third file: the earlier pages must not stay beside a mix of old and new files.
+def test_a_full_disk_while_writing_left_new_pieces_without_the_earlier_page(tmp_path, monkeypatch):
+    # Before, the earlier pages were removed first and each file was moved into place as soon as it was written: a
+    # disk that filled at the third file left the first two new tables and no report.html (a QA pass's "left").
+    root = tmp_path / "study"
+    tables = {name: pd.DataFrame({"level": [1]}) for name in ("a", "b", "c")}
+    write_report(root, tables, {"ecdf": _small_figure("first")})
+    earlier = _files(root)
+    syncs = []
+    original = os.fsync
+
+    def full_disk_at_the_third(descriptor):
+        syncs.append(descriptor)
+        if len(syncs) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        original(descriptor)
+
+    monkeypatch.setattr(os, "fsync", full_disk_at_the_third)
+    with pytest.raises(OSError, match="No space left") as raised:
+        write_report(root, {name: frame.assign(level=2) for name, frame in tables.items()},
+                     {"ecdf": _small_figure("second")})
+    assert raised.value.filename == str(root / "tables" / "c.csv")  # the file, not its temporary copy
+    assert _files(root) == earlier  # the earlier report whole, and no temporary file
+
+
+def test_an_interrupted_write_leaves_the_earlier_report_as_it_was(tmp_path, monkeypatch):
+    root = tmp_path / "study"
+    write_report(root, {"scores": pd.DataFrame({"level": [1]})}, {"ecdf": _small_figure("first")})
+    earlier = _files(root)
+    original = os.fsync
+    syncs = []
+
+    def interrupted_at_the_page(descriptor):
+        syncs.append(descriptor)
+        if len(syncs) == 5:  # the table, the figure's PNG and SVG, report.md, then report.html
+            raise KeyboardInterrupt
+        original(descriptor)
+
+    monkeypatch.setattr(os, "fsync", interrupted_at_the_page)
+    with pytest.raises(KeyboardInterrupt):
+        write_report(root, {"scores": pd.DataFrame({"level": [2]})}, {"ecdf": _small_figure("second")})
+    assert len(syncs) == 5
+    assert _files(root) == earlier
+
+
+def test_a_move_that_fails_part_way_leaves_no_report_page(tmp_path, monkeypatch):
+    # Every file is written; then a move into place fails at the third file: the earlier pages must not stay
+    # beside a mix of old and new files, and no temporary file may stay.
     root = tmp_path / "study"
     tables = {name: pd.DataFrame({"level": [1]}) for name in ("a", "b", "c")}
     write_report(root, tables, {})
     assert (root / "report.html").is_file() and (root / "report.md").is_file()
-    writes = []
+    moves = []
     original = os.replace
 
-    def full_disk_at_the_third(source, destination):
-        writes.append(destination)
-        if len(writes) == 3:
-            raise OSError(28, "No space left on device")
+    def failing_at_the_third(source, destination):
+        moves.append(destination)
+        if len(moves) == 3:
+            raise OSError(errno.EIO, "Input/output error")
         original(source, destination)
 
-    monkeypatch.setattr(os, "replace", full_disk_at_the_third)
-    with pytest.raises(OSError, match="No space left"):
+    monkeypatch.setattr(os, "replace", failing_at_the_third)
+    with pytest.raises(OSError, match="Input/output error"):
         write_report(root, {name: frame.assign(level=2) for name, frame in tables.items()}, {})
     assert not (root / "report.html").exists() and not (root / "report.md").exists()
     assert not [path for path in root.rglob("*") if path.name.endswith(".tmp")]
