@@ -136,7 +136,7 @@ def _staged_copy(destination: Path, content: bytes | str) -> Path:
         crash_point("file-written")
     except OSError as error:
         temporary.unlink(missing_ok=True)
-        if error.filename:
+        if error.filename and error.filename != name:
             raise
         raise os_error_naming(error, destination) from error  # the destination, not the temporary file
     except BaseException:
@@ -154,8 +154,8 @@ def _move_staged(staged: Sequence[tuple[Path, Path]]) -> None:
         except BaseException as error:
             for left, _ in staged[done:]:
                 left.unlink(missing_ok=True)
-            if isinstance(error, OSError) and not error.filename:
-                raise os_error_naming(error, destination) from error
+            if isinstance(error, OSError) and error.filename in (None, "", str(temporary)):
+                raise os_error_naming(error, destination) from error  # not the temporary file, now deleted
             raise
 
 

@@ -85,6 +85,16 @@ def test_atomic_write_replaces_and_cleans_up(tmp_path, monkeypatch):
     assert sorted(path.name for path in target.parent.iterdir()) == ["file.txt"]
 
 
+def test_a_failed_move_named_the_temporary_file_it_deleted(tmp_path):
+    # os.replace names its source first: a folder where the file should go failed with ".x.csv.k2j1.tmp", a file
+    # gone by the time the message was read
+    (tmp_path / "x.csv" / "inside").mkdir(parents=True)
+    with pytest.raises(IsADirectoryError) as raised:
+        atomic_write(tmp_path / "x.csv", "a\n")
+    assert raised.value.filename == str(tmp_path / "x.csv")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["x.csv"]
+
+
 def test_write_report_sections_files_and_embedding(tmp_path):
     tables = {
         "score_summary": pd.DataFrame({"level": [1, 2], "mean": [20.5, 30.25]}),
