@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sim.crashpoints import crash_point
-from sim.temporaries import create_held, others_writing, release, remove_abandoned, temporary_for
+from sim.stop_signals import not_cut_short
+from sim.temporaries import create_held, hold, old_for, others_writing, release, remove_abandoned, temporary_for
 
 #: The name under which a manifest's ``versions`` records this project: what tells a run directory of ours from
 #: another folder that happens to hold a ``manifest.json`` (a web app's, say), which a run must never replace.
@@ -314,12 +315,19 @@ def replace_directory(temporary: Path, out: Path, kind: str) -> None:
     """Move a finished run into place; an existing run directory at ``out`` is replaced whole."""
     if out.exists() or out.is_symlink():
         check_output(out, kind)  # again: it may have become a link or gained files while the games were played
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        old = old_for(out)
         crash_point("part-moving")
-        os.replace(out, old)
-        os.replace(temporary, out)
-        crash_point("part-moved")
-        shutil.rmtree(old)
+        # Held, so that a process killed outright (kill -9) while deleting it leaves remains the next command at
+        # this --out removes (sim.temporaries.remove_abandoned); a Ctrl-C or stop signal waits for the deletion.
+        with not_cut_short():
+            held = hold(out)
+            try:
+                os.replace(out, old)
+                os.replace(temporary, out)
+                crash_point("part-moved")
+                shutil.rmtree(old)
+            finally:
+                release(held)
     else:
         crash_point("part-moving")
         os.replace(temporary, out)

@@ -123,8 +123,44 @@ def announce_written(path: object, *said: str) -> None:
         print(line)
 
 
+_held: list[int] = []  # signals received inside :func:`not_cut_short`, in order
+_holding = [0]  # how many :func:`not_cut_short` blocks the main thread is in
+
+
+@contextlib.contextmanager
+def not_cut_short() -> Iterator[None]:
+    """Hold Ctrl-C and the stop signals back while the block runs, then raise the first one held.
+
+    For steps that must all happen or none: an output moved into place over an earlier one, which is deleted after.
+    A Ctrl-C while the earlier one was being deleted stopped the deletion and left its remains (``.OUT.old-PID``)
+    beside ``--out`` for good; one between the two moves left no ``--out`` at all. Only where this module's
+    handlers are in place (a command's run); a signal the block raises otherwise is raised as ever.
+    """
+    _holding[0] += 1
+    try:
+        yield
+    finally:
+        _holding[0] -= 1
+    if not _holding[0] and _held:
+        signum = _held[0]
+        _held.clear()
+        if signal.getsignal(signum) is _stop:
+            signal.signal(signum, signal.SIG_DFL)  # as _stop does: a second one ends the process at once
+        raise interrupt_for(signum)
+
+
+def _hold(signum: int) -> bool:
+    """Whether ``signum`` is held back by :func:`not_cut_short` (then kept to be raised at the block's end)."""
+    if _holding[0]:
+        _held.append(signum)
+        return True
+    return False
+
+
 def _stop(signum: int, frame: FrameType | None) -> None:
     _state.received(signum)
+    if _hold(signum):
+        return
     if _in_code_not_to_cut_short(frame):
         _send_again(signum)  # once that code has returned
         return
@@ -135,6 +171,8 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 def _ctrl_c(signum: int, frame: FrameType | None) -> None:
     """Python's own Ctrl-C (``KeyboardInterrupt``), deferred where :func:`_stop` defers a stop."""
     _state.received(signum)
+    if _hold(signum):
+        return
     if _in_code_not_to_cut_short(frame):
         _send_again(signum)
         return

@@ -7,8 +7,10 @@ the run had grown. So a live temporary directory is held with ``flock`` while it
 lock however its holder dies (as the study's lock, ``analysis/study/lock.py``), so no pid is guessed alive or dead,
 and the next command writing the same ``--out`` removes every such directory nobody holds. The same lock tells a
 command that another one is writing its ``--out`` right now (:func:`others_writing`): it refuses rather than both
-replacing each other's result and saying "wrote". Limits: POSIX only,
-and ``flock`` is not reliable on every network file system (there a left-over directory is only left, as before).
+replacing each other's result and saying "wrote". An earlier output a command replaces is held the same way while
+it is moved aside (``.OUT.old-PID``) and deleted, so the remains of one whose deleter was killed go too. Limits:
+POSIX only, and ``flock`` is not reliable on every network file system (there a left-over directory is only left,
+as before).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import shutil
 from pathlib import Path
 
 PARTIAL = "partial"  # the temporary directory of ``out`` is ``.<out name>.partial-<pid>``
+OLD = "old"  # an earlier ``out`` being replaced is moved to ``.<out name>.old-<pid>``, then deleted
 
 
 def temporary_for(out: Path) -> Path:
@@ -57,9 +60,29 @@ def _temporaries(out: Path) -> list[Path]:
     return list(out.parent.glob(f".{glob.escape(out.name)}.{PARTIAL}-*"))
 
 
+def old_for(out: Path) -> Path:
+    """Where this process moves an earlier ``out`` it replaces, to delete it once the new one is in place."""
+    return out.with_name(f".{out.name}.{OLD}-{os.getpid()}")
+
+
+def hold(directory: Path) -> int:
+    """Hold an existing ``directory`` (say, an earlier output about to be moved to :func:`old_for` and deleted): until
+    :func:`release`, :func:`remove_abandoned` leaves it alone under any name. Held before it is renamed, so it is
+    never seen under the new name unheld."""
+    handle = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BaseException:
+        os.close(handle)
+        raise
+    return handle
+
+
 def remove_abandoned(out: Path) -> None:
-    """Delete the temporary directories of ``out`` that no live process holds (their process died)."""
-    for path in _temporaries(out):
+    """Delete the temporary directories of ``out`` that no live process holds (their process died), and the remains
+    of earlier outputs a process died deleting."""
+    olds = out.parent.glob(f".{glob.escape(out.name)}.{OLD}-*")
+    for path in [*_temporaries(out), *olds]:
         try:
             handle = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:  # gone meanwhile, or not a directory: not ours to remove

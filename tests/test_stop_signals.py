@@ -5,6 +5,7 @@ SIGHUP get Ctrl-C's clean-up: one line, exit code 128 + the signal, and no tempo
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -137,6 +138,69 @@ def test_a_live_run_s_temporary_directory_is_never_taken_for_abandoned(tmp_path)
         release(held)
     remove_abandoned(tmp_path / "run")
     assert not live.exists()
+
+
+def test_the_remains_of_an_earlier_output_a_killed_run_was_deleting_are_removed_by_the_next(tmp_path):
+    # kill -9 while an earlier --out was being deleted, after the new one had taken its place, left .OUT.old-PID for
+    # good (a QA pass); a live command's, held while it deletes it, is left alone
+    from sim.temporaries import hold, release, remove_abandoned
+
+    live, dead = tmp_path / ".run.old-1", tmp_path / ".run.old-2"
+    for folder in (live, dead):
+        (folder / "tables").mkdir(parents=True)
+        (folder / "seats.parquet").write_bytes(b"PAR1")
+    held = hold(live)
+    try:
+        remove_abandoned(tmp_path / "run")
+        assert live.is_dir() and not dead.exists()
+    finally:
+        release(held)
+    remove_abandoned(tmp_path / "runs")  # another --out's
+    assert live.is_dir()
+    remove_abandoned(tmp_path / "run")
+    assert not live.exists()
+
+
+# A real `simulate` over an earlier run at its --out, with a signal landing while the earlier run is being deleted
+# (after one of its files has gone).
+_SIGNALLED_WHILE_THE_EARLIER_RUN_IS_DELETED = """
+import shutil, signal, sys
+from pathlib import Path
+from sim.entry import main
+
+deleted = shutil.rmtree
+
+def signalled_part_way(path, *args, **kwargs):
+    if ".old-" in str(path):
+        next(Path(path).glob("*.parquet")).unlink()
+        signal.raise_signal(signal.{stop})
+    return deleted(path, *args, **kwargs)
+
+shutil.rmtree = signalled_part_way
+sys.argv = ["luna-balance", "simulate", "--seats", "luna:5", "--games", "20", "--engine", "reference", "--quiet",
+            "--out", "x", "--seed", "{seed}"]
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stop_while_the_earlier_output_was_deleted_left_its_remains_for_good(tmp_path, stop):
+    # Regression (a QA pass): the deletion stopped half way and .x.old-PID stayed beside x, never removed by a later
+    # run. Now the stop waits for the deletion, then stops the command as ever.
+    def run(seed: int, signalled: signal.Signals) -> subprocess.CompletedProcess:
+        script = _SIGNALLED_WHILE_THE_EARLIER_RUN_IS_DELETED.format(stop=signalled.name, seed=seed)
+        return subprocess.run([sys.executable, "-c", script], cwd=tmp_path, text=True, capture_output=True,
+                              timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_stoppable)
+
+    first = run(1, stop)  # no earlier run to delete: no signal
+    assert first.returncode == 0, first.stderr
+    second = run(2, stop)
+    assert second.returncode == 128 + stop, second.stderr
+    cause = " by SIGTERM" if stop == signal.SIGTERM else ""
+    assert second.stderr == f"luna-balance: interrupted{cause}; nothing half-written was left behind\n"
+    assert [path.name for path in tmp_path.iterdir()] == ["x"]
+    assert json.loads((tmp_path / "x" / "manifest.json").read_text())["config"]["seed"] == 2  # the new run, whole
+    assert pq.read_table(tmp_path / "x" / "seats.parquet").num_rows == 20
 
 
 def test_a_stop_signal_while_the_parser_is_built_is_a_stop_not_a_traceback(tmp_path, monkeypatch, capsys):
