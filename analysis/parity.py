@@ -25,7 +25,7 @@ import pandas as pd
 
 from analysis.intervals import wilson_interval
 from analysis.study.plan import PARITY_TOLERANCE
-from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat, check_count, check_seed, is_level
+from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat, check_games, check_seed, is_level
 from sim.constants import DEFAULT_BOARD, MAX_LEVEL, MIN_LEVEL, ROUNDS
 from sim.engines import engine_function
 from sim.gamedata import GameData
@@ -186,7 +186,7 @@ def parity_table(data: GameData, profile: str, levels: list[int], games: int, se
     """Strength at parity per level, one row each."""
     check_tolerance(tolerance)  # before any game: a bad tolerance would otherwise fail after the first search
     # the command line's checks, for a caller in Python: games=0 gave a row of NaN means, seed=-1 seed 2**64-1's games
-    games, seed = check_count(games, "games", 1), check_seed(seed)
+    games, seed = check_games(games), check_seed(seed)
     if isinstance(levels, str) or not all(map(is_level, levels)):
         raise ConfigError(f"must be a list of levels {MIN_LEVEL}-{MAX_LEVEL}, got {levels!r}", "levels")
     if profile not in data.players.profiles:

@@ -29,7 +29,7 @@ from analysis.intervals import paired_difference
 from analysis.plotting import new_figure, series_colors, styled
 from analysis.render import Section, signed, write_report
 from sim.columns import Chunk
-from sim.config import DEFAULT_BOARD, DEFAULT_START_BONUS, GameConfig, Seat, parse_seats
+from sim.config import DEFAULT_BOARD, DEFAULT_START_BONUS, GameConfig, Seat, check_games, parse_seats
 from sim.constants import MAJORITY_TYPES, ROUNDS, RULE_SWITCHES
 from sim.engines import engine_function
 from sim.gamedata import GameData
@@ -114,6 +114,7 @@ def compare_readings(data: GameData, levels: Sequence[int], games: int, seed: in
         :data:`COLUMNS`: per reading, level, metric and round (0 for a per-game metric) the pairs ``n``,
         both means, the mean difference, its sd and 95 % interval.
     """
+    games = check_games(games, least=2)  # one pair gives no interval
     play = engine_function(engine)
     compared = readings_to_compare(data)
     variants = {label: with_readings(data, readings) for label, readings in compared.items()}  # validated once

@@ -50,6 +50,7 @@ from sim.config import (
     GameConfig,
     Seat,
     check_count,
+    check_games,
     check_seed,
     is_level,
     is_whole_number,
@@ -186,7 +187,7 @@ class CampaignOptions:
             raise ConfigError(f"{self.policy.label!r} must give {self.chapters} levels, "
                               f"the first the start level {self.start_level}", "policy")
         if self.policy.kind == "toward":
-            object.__setattr__(self, "calibration_games", check_count(self.calibration_games, "calibration_games", 1))
+            object.__setattr__(self, "calibration_games", check_games(self.calibration_games, "calibration_games"))
 
     def config(self, level: int) -> GameConfig:
         """The game of a chapter with Luna at ``level``."""

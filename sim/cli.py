@@ -7,7 +7,6 @@ if __name__ == "__main__":  # python -m sim.cli: the script (sim/entry.py), whic
     runpy.run_module("sim", run_name="__main__", alter_sys=True)
 
 import argparse
-import math
 import shlex
 import signal
 import sys
@@ -38,8 +37,8 @@ from analysis.tuning.options import DEFAULT_GAMES as SENSITIVITY_GAMES
 from analysis.tuning.options import DEFAULT_OPPONENT as SENSITIVITY_OPPONENT
 from analysis.tuning.options import DEFAULT_SEED as SENSITIVITY_SEED
 from analysis.tuning.options import SensitivityOptions, parse_opponent
-from sim.cli_checks import check_csv_path, check_output_places, check_report_out
-from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, check_seed, parse_levels, parse_seats
+from sim.cli_checks import check_csv_path, check_options, check_output_places, check_report_out, clamp_workers
+from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, parse_levels, parse_seats
 from sim.constants import (
     ALLOWED_ROUNDS,
     BACKENDS,
@@ -55,9 +54,7 @@ from sim.constants import (
     SINGULARITY_ROUNDS,
     START_BONUS_CHOICES,
 )
-from sim.dispatch import usable_cpus
 from sim.engines import ENGINES, set_compile_notice
-from sim.environment import thread_count_problem
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
 from sim.shutdown import EXIT_ENGINE, EXIT_USAGE, EXIT_WORKER_DIED
@@ -486,38 +483,6 @@ def command_sensitivity(args: argparse.Namespace) -> int:
     return 0
 
 
-def check_options(args: argparse.Namespace) -> None:
-    """Refuse settings no command can use, before any command runs: a ``NUMBA_NUM_THREADS`` below 1 (numba fails
-    only when the engine first plays), a seed beyond the 64 bits its streams are derived from (two seeds 2**64
-    apart would play the same games), a parity tolerance the bisection never gets below (it would never stop),
-    readings asked for with no games (0 means no readings once it reaches the study's plan, which checks
-    ``--parity-games`` itself)."""
-    if problem := thread_count_problem():  # the script said it before importing numba; a caller of main() did not
-        raise ConfigError(problem)
-    seed = getattr(args, "seed", None)
-    if seed is not None:
-        check_seed(seed)
-    tolerance = getattr(args, "tolerance", None)
-    if tolerance is not None and not (math.isfinite(tolerance) and tolerance > 0):
-        raise ConfigError(f"--tolerance: must be a positive number, got {tolerance}")
-    readings_games = getattr(args, "readings_games", None)
-    if readings_games is not None and readings_games < 1:
-        raise ConfigError(f"--readings-games: must be at least 1, got {readings_games}")
-
-
-def clamp_workers(args: argparse.Namespace) -> None:
-    """Refuse ``--workers`` below 1; lower it to the usable CPUs for local runs (more only add memory)."""
-    workers = getattr(args, "workers", None)
-    if workers is None:
-        return
-    if workers < 1:  # checked here, before any command runs, for every command that has the option
-        raise ConfigError(f"--workers: must be at least 1, got {workers}")
-    cpus = usable_cpus()
-    if workers > cpus and getattr(args, "backend", "local") == "local":  # Dask workers live on other machines
-        sys.stderr.write(f"luna-balance: --workers: {workers} is more than the {cpus} usable CPU(s); using {cpus}\n")
-        args.workers = cpus
-
-
 def _os_problem(error: OSError) -> str:
     """A failed write or read (disk full, file-size limit, permissions) as ``path: problem``."""
     path = error.filename or ""
@@ -586,6 +551,10 @@ def _run(argv: list[str] | None) -> int:
         return EXIT_USAGE
     except OSError as error:  # every writer cleans up after itself, so nothing half-written is left
         sys.stderr.write(f"luna-balance: {_os_problem(error)}\n")
+        return EXIT_USAGE
+    except MemoryError as error:  # numpy's says how much: the commands that hold every game at once, at --games 1e10
+        sys.stderr.write(f"luna-balance: out of memory ({error or 'MemoryError'}); nothing half-written was left "
+                         "behind: ask for fewer games\n")
         return EXIT_USAGE
     except BrokenProcessPool:  # joblib's pool lost a worker; its 40 lines of traceback only say that
         sys.stderr.write("luna-balance: a worker process died (killed, or out of memory: try fewer --workers or a "

@@ -1,15 +1,59 @@
-"""Checks of the command line's output paths, made before a command does its work: none inside another output of
-ours, and ``parity --csv`` and ``runs-report --out`` (written in place, not replaced whole as :mod:`sim.outputs`
-replaces a run directory)."""
+"""Checks of the command line made before a command does its work: settings no command can use, and its output paths
+(none inside another output of ours, and ``parity --csv`` and ``runs-report --out``, written in place, not replaced
+whole as :mod:`sim.outputs` replaces a run directory)."""
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import sys
 from pathlib import Path
 
 from analysis.folder_lock import is_lock_or_temporary
+from sim.config import GAME_NUMBERS, ConfigError, check_games, check_seed
+from sim.dispatch import usable_cpus
+from sim.environment import thread_count_problem
 from sim.outputs import OutputPathError, is_run_directory, refuse_inside_output, refuse_other_writers
+
+#: The options that are numbers of games (argparse's names).
+GAME_COUNTS = ("games", "parity_games", "readings_games", "calibration_games")
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse settings no command can use, before any command runs: a ``NUMBA_NUM_THREADS`` below 1 (numba fails
+    only when the engine first plays), a seed beyond the 64 bits its streams are derived from (two seeds 2**64
+    apart would play the same games), a parity tolerance the bisection never gets below (it would never stop),
+    readings asked for with no games (0 means no readings once it reaches the study's plan, which checks
+    ``--parity-games`` itself), more games than there are game numbers (the commands that play every game at once
+    failed naming ``--engine`` or ``first_game``)."""
+    if problem := thread_count_problem():  # the script said it before importing numba; a caller of main() did not
+        raise ConfigError(problem)
+    seed = getattr(args, "seed", None)
+    if seed is not None:
+        check_seed(seed)
+    tolerance = getattr(args, "tolerance", None)
+    if tolerance is not None and not (math.isfinite(tolerance) and tolerance > 0):
+        raise ConfigError(f"--tolerance: must be a positive number, got {tolerance}")
+    readings_games = getattr(args, "readings_games", None)
+    if readings_games is not None and readings_games < 1:
+        raise ConfigError(f"--readings-games: must be at least 1, got {readings_games}")
+    for name in GAME_COUNTS:  # the least is each command's own
+        if (value := getattr(args, name, None)) is not None and value > GAME_NUMBERS:
+            check_games(value, name)
+
+
+def clamp_workers(args: argparse.Namespace) -> None:
+    """Refuse ``--workers`` below 1; lower it to the usable CPUs for local runs (more only add memory)."""
+    workers = getattr(args, "workers", None)
+    if workers is None:
+        return
+    if workers < 1:  # checked here, before any command runs, for every command that has the option
+        raise ConfigError(f"--workers: must be at least 1, got {workers}")
+    cpus = usable_cpus()
+    if workers > cpus and getattr(args, "backend", "local") == "local":  # Dask workers live on other machines
+        sys.stderr.write(f"luna-balance: --workers: {workers} is more than the {cpus} usable CPU(s); using {cpus}\n")
+        args.workers = cpus
 
 
 def check_csv_path(text: str) -> None:

@@ -98,6 +98,10 @@ def is_level(value: object) -> bool:
     return is_whole_number(value) and value in LEVELS
 
 
+#: Game numbers run from 0 to GAME_NUMBERS - 1: a game's number names its random streams and is stored as int64.
+GAME_NUMBERS = 2**63
+
+
 def check_count(value: object, name: str, least: int) -> int:
     """``value`` as a whole number of at least ``least`` (games, workers, a chunk's size), or a one-line error naming
     the parameter ``name`` (Python's spelling; see :class:`ConfigError`): a string or float would otherwise fail
@@ -107,6 +111,16 @@ def check_count(value: object, name: str, least: int) -> int:
     if value < least:
         raise ConfigError(f"must be at least {least}, got {value}", name)
     return int(value)
+
+
+def check_games(value: object, name: str = "games", least: int = 1) -> int:
+    """:func:`check_count` for a number of games, which also must not pass the game numbers (:data:`GAME_NUMBERS`):
+    beyond them a run of simulate played on for good and the other commands failed naming another option."""
+    games = check_count(value, name, least)
+    if games > GAME_NUMBERS:
+        raise ConfigError(f"must be at most 2**63 ({GAME_NUMBERS}): games are numbered 0 to 2**63 - 1, got {games}",
+                          name)
+    return games
 
 
 def check_seed(seed: object, name: str = "seed") -> int:

@@ -23,7 +23,17 @@ import numpy as np
 import pyarrow as pa
 
 from sim.columns import SEAT_NUMERIC, Chunk
-from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, Seat, check_count, check_seed, parse_seats
+from sim.config import (
+    DEFAULT_START_BONUS,
+    GAME_NUMBERS,
+    ConfigError,
+    GameConfig,
+    Seat,
+    check_count,
+    check_games,
+    check_seed,
+    parse_seats,
+)
 from sim.constants import DEFAULT_BOARD, DEFAULT_RUN_SEED, ROUNDS
 from sim.engines import engine_function
 from sim.gamedata import GameData, load_game_data
@@ -141,13 +151,15 @@ def play(seats: str | Sequence[Seat], games: int, seed: int = DEFAULT_RUN_SEED, 
     ValueError
         A bad argument (one line); ``sim.gamedata.DataError`` for a bad overlay.
     """
-    games = check_count(games, "games", 1)
+    games = check_games(games)
     if not isinstance(seats, str | Sequence):  # a number failed as "not iterable"
         raise ConfigError(f"must be text like 'luna:5' or a sequence of Seat, got {type(seats).__name__} {seats!r}",
                           "seats")
     if not isinstance(detail, bool | np.bool_):  # "no" is true, and would have kept the rows
         raise ConfigError(f"must be True or False, got {type(detail).__name__} {detail!r}", "detail")
     first_game = check_count(first_game, "first_game", 0)
+    if first_game + games > GAME_NUMBERS:
+        raise ConfigError(f"{first_game} and {games} games after it pass the last game number, 2**63 - 1", "first_game")
     check_seed(seed, "seed")
     if overlay is not None and data is not None:
         raise ValueError("overlay: give an overlay or loaded data, not both")

@@ -46,7 +46,7 @@ from sim.columns import (
     chunk_bytes_per_game,
     chunk_games,
 )
-from sim.config import ConfigError, GameConfig, check_count, check_seed
+from sim.config import ConfigError, GameConfig, check_count, check_games, check_seed
 from sim.constants import BACKENDS, CHUNK_MEMORY_BYTES
 from sim.crashpoints import crash_point
 from sim.dispatch import dask_problem, ordered_results
@@ -92,7 +92,7 @@ class RunOptions:
 
     def __post_init__(self) -> None:
         # stored as the Python ints the checks return: a numpy integer seed overflowed in the RNG
-        object.__setattr__(self, "games", check_count(self.games, "games", 1))
+        object.__setattr__(self, "games", check_games(self.games))
         object.__setattr__(self, "seed", check_seed(self.seed))
         check_engine(self.engine)
         if self.chunk_size is not None:

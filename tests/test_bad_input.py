@@ -120,6 +120,64 @@ def test_seed_beyond_64_bits_is_refused(tmp_path, capsys, seed):
     assert one_line(capsys) == f"luna-balance: --seed: must be 0 to {2**64 - 1} (2**64 - 1), got {seed}\n"
 
 
+TOO_MANY_GAMES = str(2**63 + 1)
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", "--seats", "luna:5", "--games", TOO_MANY_GAMES, "--out", "{out}"],
+    ["levels", "--levels", "5", "--games", TOO_MANY_GAMES],
+    ["parity", "--profile", "balanced", "--levels", "5", "--games", TOO_MANY_GAMES],
+    ["readings", "--levels", "5", "--games", TOO_MANY_GAMES, "--out", "{out}"],
+    ["sensitivity", "--level", "5", "--games", TOO_MANY_GAMES, "--out", "{out}"],
+    ["tune", str(Path(__file__).resolve().parents[1] / "examples" / "tune_level4.toml"), "--games", TOO_MANY_GAMES,
+     "--out", "{out}"],
+    ["study", "--name", "s", "--games", TOO_MANY_GAMES, "--results-dir", "{out}"],
+    ["study", "--name", "s", "--parity", "--parity-games", TOO_MANY_GAMES, "--results-dir", "{out}"],
+    ["campaign", "--seats", "scripted:balanced", "--calibration-games", TOO_MANY_GAMES, "--out", "{out}"],
+], ids=lambda command: f"{command[0]}{next(part for part in command if part.endswith('games'))}")
+def test_more_games_than_there_are_game_numbers_is_one_line(tmp_path, capsys, command):
+    # a QA pass: simulate played on for good; tune and sensitivity said "--engine: numba: first_game must be a
+    # non-negative game number, got 0", readings and parity the same without the option
+    out = tmp_path / "out"
+    assert main([part.format(out=out) for part in command] + ["--quiet"]) == 2
+    option = next(part for part in command if part.endswith("games"))
+    assert one_line(capsys) == (f"luna-balance: {option}: must be at most 2**63 ({2**63}): games are numbered 0 to "
+                                f"2**63 - 1, got {TOO_MANY_GAMES}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_games_that_do_not_fit_in_memory_are_one_line(tmp_path, capsys):
+    # sensitivity, readings, parity and tune hold every game's number at once: --games 1e10 printed numpy's
+    # "Unable to allocate 74.5 GiB" at the end of a 50-line traceback (a QA pass)
+    assert main(["sensitivity", "--level", "5", "--games", str(10**15), "--out", str(tmp_path / "s"), "--quiet"]) == 2
+    line = one_line(capsys)
+    assert line.startswith("luna-balance: out of memory (Unable to allocate ") and line.endswith(
+        "nothing half-written was left behind: ask for fewer games\n"), line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_api_refuses_games_past_the_last_game_number(tmp_path):
+    from analysis.readings import compare_readings
+    from analysis.tuning.options import SensitivityOptions
+    from sim.config import ConfigError, parse_seats
+    from sim.engines import engine_function
+    from sim.play import play
+    from sim.run import RunOptions
+
+    data = load_game_data()
+    too_many = 2**63 + 1
+    for make in (lambda: RunOptions(games=too_many, seed=1), lambda: SensitivityOptions(level=5, games=too_many),
+                 lambda: play("luna:5", too_many), lambda: compare_readings(data, [5], too_many, 1)):
+        with pytest.raises(ConfigError, match=r"^games: must be at most 2\*\*63"):
+            make()
+    with pytest.raises(ConfigError, match=r"^first_game: 9223372036854775800 and 9 games after it pass the last"):
+        play("luna:5", 9, first_game=2**63 - 8)
+    from sim.config import GameConfig
+    config = GameConfig(seats=parse_seats("luna:5"))
+    with pytest.raises(ValueError, match=r"^games 9223372036854775800 to 9223372036854775808 pass the last game"):
+        engine_function("numba")(data, config, 1, 2**63 - 8, 9, False)
+
+
 def test_study_readings_with_no_games_is_refused(tmp_path, capsys):
     # exit 0 with no readings played and none reported, while study.json recorded readings_games 0
     assert main(["study", "--name", "x", "--games", "30", "--levels", "3", "--results-dir", str(tmp_path),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from sim.config import ConfigError, check_count, check_seed, check_table, is_level
+from sim.config import ConfigError, check_games, check_seed, check_table, is_level
 from sim.constants import BACKENDS, MAX_LEVEL, MIN_LEVEL
 
 
@@ -31,10 +31,10 @@ def check_options(games: int, seed: int, levels: Sequence[int], rounds: int, sta
                   backend: str, scheduler: str | None, board: str, readings_games: int) -> CheckedOptions:
     """The study's options that are not parts, checked (a one-line :class:`StudyError` naming the option)."""
     try:  # the checks every game's configuration makes, so the study's parts can be played
-        games, seed = check_count(games, "games", 1), check_seed(seed)
+        games, seed = check_games(games), check_seed(seed)
         rounds = check_table(rounds, start_bonus, board)
-        parity_games = check_count(parity_games, "parity_games", 1)
-        readings_games = check_count(readings_games, "readings_games", 0)
+        parity_games = check_games(parity_games, "parity_games")
+        readings_games = check_games(readings_games, "readings_games", 0)
     except ConfigError as error:  # a study's own error, as its callers expect
         raise StudyError(error.problem, error.option, error.mentions) from None
     if not len(levels) or not all(map(is_level, levels)):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sim.config import ConfigError, check_seed, is_level, is_whole_number, parse_seat
+from sim.config import ConfigError, check_games, check_seed, is_level, is_whole_number, parse_seat
 from sim.constants import DEFAULT_RUN_SEED, LEVELS
 from sim.engines import check_engine
 from sim.gamedata import GameData
@@ -37,6 +37,7 @@ class SensitivityOptions:
             raise ConfigError(f"must be one of {LEVELS[0]}-{LEVELS[-1]}, got {self.level!r}", "level")
         if not is_whole_number(self.games) or self.games < 2:
             raise ConfigError(f"must be at least 2 (a paired interval needs two games), got {self.games}", "games")
+        check_games(self.games)
         for name, value in (("level", self.level), ("games", self.games), ("seed", check_seed(self.seed))):
             object.__setattr__(self, name, int(value))  # numpy integers pass the checks; JSON takes ints
         check_engine(self.engine)

@@ -77,7 +77,7 @@ import numba
 import numpy as np
 
 from sim.columns import ROUND_NUMERIC, SEAT_NUMERIC, Chunk
-from sim.config import GameConfig
+from sim.config import GAME_NUMBERS, GameConfig
 from sim.fast._jit import jit
 from sim.fast.claim import claim_next
 from sim.fast.game import play_game, setup_template
@@ -279,7 +279,8 @@ def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: 
     seed : int
         The run seed; only its value modulo 2**64 matters.
     first_game : int
-        Game number of the first game, ``0 <= first_game`` and ``first_game + count <= 2**63``.
+        Game number of the first game, ``0 <= first_game`` and ``first_game + count <= 2**63``
+        (``sim.config.GAME_NUMBERS``).
     count : int
         Games to play, ``count >= 0``.
     detail : bool
@@ -308,8 +309,10 @@ def play_chunk_numba(data: GameData, config: GameConfig, seed: int, first_game: 
     """
     if count < 0:
         raise ValueError(f"count must be at least 0, got {count}")
-    if first_game < 0 or first_game + count > 2**63:
+    if first_game < 0:
         raise ValueError(f"first_game must be a non-negative game number, got {first_game}")
+    if first_game + count > GAME_NUMBERS:
+        raise ValueError(f"games {first_game} to {first_game + count - 1} pass the last game number, 2**63 - 1")
     return play_games_numba(data, config, seed, np.int64(first_game) + np.arange(count, dtype=np.int64), detail,
                             check_invariants)
 
