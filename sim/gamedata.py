@@ -365,8 +365,12 @@ MAX_TOML_BYTES = 16 * 1024 * 1024
 def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file as tomllib reads it; a file that is missing or is no TOML is a one-line DataError."""
     try:
-        with open(path, "rb") as handle:
-            status = os.fstat(handle.fileno())
+        # Opened without blocking: the open of a named pipe waits for a writer, and the command hung there for good.
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(descriptor, "rb") as handle:
+            status = os.fstat(descriptor)
+            if stat.S_ISDIR(status.st_mode):
+                raise IsADirectoryError(path)
             if not stat.S_ISREG(status.st_mode):  # /dev/zero was read until the OOM killer came
                 raise DataError([f"{path}: not a regular file (a device, pipe or folder): give a TOML file"])
             if status.st_size > MAX_TOML_BYTES:

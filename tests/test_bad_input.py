@@ -10,6 +10,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,8 @@ from analysis.render import GENERATOR_TAG
 from sim.cli import main
 from sim.constants import DATA_DIR
 from sim.gamedata import load_game_data
+
+ROOT = Path(__file__).resolve().parents[1]
 
 HUGE = 99999999999999999999999999999
 
@@ -651,6 +655,20 @@ def test_numba_disable_jit_was_a_traceback_from_the_engine(tmp_path, capsys, mon
     assert main([*SIMULATE_FEW, "--out", str(tmp_path / "run")]) == 2
     assert "NUMBA_DISABLE_JIT is set" in one_line(capsys) and not (tmp_path / "run").exists()
     assert main([*SIMULATE_FEW, "--engine", "reference", "--out", str(tmp_path / "run")]) == 0  # the way out it names
+
+
+@pytest.mark.parametrize("place", ["overlay", "target"])
+def test_a_named_pipe_as_an_input_file_hung_for_good(tmp_path, place):
+    # a QA pass: the file was opened before its type was checked, and the open of a pipe waits for a writer
+    pipe = tmp_path / "pipe.toml"
+    os.mkfifo(pipe)
+    command = (["simulate", "--seats", "luna:5", "--games", "5", "--overlay", str(pipe), "--out", "run"]
+               if place == "overlay" else ["tune", str(pipe), "--out", "run"])
+    done = subprocess.run([sys.executable, "-m", "sim.cli", *command, "--quiet"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (done.returncode, done.stderr) == (2, f"luna-balance: {pipe}: not a regular file (a device, pipe or "
+                                                 "folder): give a TOML file\n")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["pipe.toml"]
 
 
 def test_an_overlay_that_is_a_device_was_read_until_the_oom_killer_came(tmp_path, capsys):
