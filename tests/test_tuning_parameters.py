@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -131,3 +135,25 @@ def test_variant_data_equals_loading_the_overlay():
     assert base.luna.levels["6"].start_helium == 1  # the base is untouched
     with pytest.raises(DataError, match=r"^try 2: luna\.levels\.6\.helium_tokens"):
         variant_data({"levels.6.helium_tokens.0": 29}, base, label="try 2")
+
+
+_WRITE_IN_A_C_LOCALE = """
+import os, sys
+from analysis.tuning.parameters import write_overlay
+os.umask(0o022)
+write_overlay(sys.argv[1], {}, "tuned level 4", "moved", ["win rate 0.50 \\u00b1 0.01"])
+"""
+
+
+def test_tuned_toml_was_private_and_could_not_be_written_in_a_c_locale(tmp_path):
+    # a QA pass: tune wrote tuned.toml through open()'s locale encoding, so under LC_ALL=C the "±" of its comment
+    # failed the whole tuning at its end; and mkstemp's 0600 stayed, where every other output file is 0644
+    path = tmp_path / "tuned.toml"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "LC_ALL": "C", "PYTHONUTF8": "0",
+           "PYTHONCOERCECLOCALE": "0"}
+    done = subprocess.run([sys.executable, "-c", _WRITE_IN_A_C_LOCALE, str(path)], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "# win rate 0.50 ± 0.01\n" in path.read_text(encoding="utf-8")
+    assert path.stat().st_mode & 0o777 == 0o644
+    assert [item.name for item in tmp_path.iterdir()] == ["tuned.toml"]

@@ -30,8 +30,6 @@ import copy
 import dataclasses
 import functools
 import itertools
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -342,14 +340,10 @@ def write_overlay(path: str | Path, overlay: Mapping[str, Any], name: str, descr
     """
     import tomli_w
 
-    path = Path(path)
+    # here, not at the top: pandas and matplotlib come with it, and this module is read without them
+    from analysis.render import atomic_write
+
     header = "".join(f"# {' '.join(line.splitlines())}\n" for line in comment)
     text = header + ("\n" if header else "") + tomli_w.dumps({"name": name, "description": description, **overlay})
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w") as file:
-            file.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    # UTF-8 whatever the locale (its comments carry a "±"), and readable as any file written with open()
+    atomic_write(path, text)
