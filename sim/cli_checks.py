@@ -14,10 +14,14 @@ from analysis.folder_lock import is_lock_or_temporary
 from sim.config import GAME_NUMBERS, ConfigError, check_games, check_seed
 from sim.dispatch import usable_cpus
 from sim.environment import thread_count_problem
-from sim.outputs import OutputPathError, is_run_directory, refuse_inside_output, refuse_other_writers
+from sim.outputs import OutputPathError, is_run_directory, not_utf8, refuse_inside_output, refuse_other_writers
 
 #: The options that are numbers of games (argparse's names).
 GAME_COUNTS = ("games", "parity_games", "readings_games", "calibration_games")
+#: The options that name an input file (argparse's name -> the option), and the commands that write its name into a
+#: text file of their output (a report, a sentence), which takes only UTF-8; simulate's manifest escapes it.
+INPUT_FILES = {"overlay": "--overlay", "target": "TARGET.toml", "variant": "--variant"}
+NAMING_INPUTS = ("readings", "study", "tune")
 
 
 def check_options(args: argparse.Namespace) -> None:
@@ -26,7 +30,8 @@ def check_options(args: argparse.Namespace) -> None:
     apart would play the same games), a parity tolerance the bisection never gets below (it would never stop),
     readings asked for with no games (0 means no readings once it reaches the study's plan, which checks
     ``--parity-games`` itself), more games than there are game numbers (the commands that play every game at once
-    failed naming ``--engine`` or ``first_game``)."""
+    failed naming ``--engine`` or ``first_game``), an input file whose name is not UTF-8 (found only as its name was
+    written, after every game)."""
     if problem := thread_count_problem():  # the script said it before importing numba; a caller of main() did not
         raise ConfigError(problem)
     seed = getattr(args, "seed", None)
@@ -41,6 +46,12 @@ def check_options(args: argparse.Namespace) -> None:
     for name in GAME_COUNTS:  # the least is each command's own
         if (value := getattr(args, name, None)) is not None and value > GAME_NUMBERS:
             check_games(value, name)
+    for name, option in INPUT_FILES.items() if args.command in NAMING_INPUTS else ():
+        given = getattr(args, name, None)
+        for path in given if isinstance(given, list) else [given]:
+            if path is not None and (shown := not_utf8(path)):
+                raise ConfigError(f"{option}: {shown}: the file name is not valid UTF-8, which the outputs that "
+                                  "record it are written in; rename it")
 
 
 def clamp_workers(args: argparse.Namespace) -> None:

@@ -125,18 +125,26 @@ def _refuse_to_replace(out: Path, kind: str) -> None:
                               "would delete in replacing it: choose another --out, or remove it first")
 
 
+def not_utf8(path: str | Path) -> str | None:
+    """``path`` with its bytes that are not UTF-8 shown as ``\\xNN``, if it has any; else None. Arrow's writers take
+    paths as UTF-8, and the manifests and reports that record an input file's name are written in it."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return None
+
+
 def check_output(out: Path, kind: str, inputs: Iterable[str | Path | None] = ()) -> None:
     """Refuse an ``out`` no run directory may be written at (a file, a symbolic link, a directory of other things,
     an earlier output holding more than its own files or one of the command's ``inputs``), creating nothing: a
     command that writes several runs checks them all before it plays any."""
     if out.name in ("", ".."):  # "." or "/" or "..": the temporary sibling would have no name
         raise OutputPathError(f"{out}: name the run directory itself, e.g. {out / 'run'}")
-    try:  # arrow's writers take a path as UTF-8 and raise UnicodeEncodeError, naming no file, on any other
-        str(out.absolute()).encode("utf-8")
-    except UnicodeEncodeError:
-        shown = os.fsencode(out).decode("utf-8", "backslashreplace")  # the bytes that are not UTF-8 as \xNN
+    if not_utf8(out.absolute()):  # arrow's writers raise UnicodeEncodeError on it, naming no file
+        shown = os.fsencode(out).decode("utf-8", "backslashreplace")  # the folder it is in may be what is not UTF-8
         raise OutputPathError(f"{shown}: the path is not valid UTF-8, which the parquet files' writer needs; "
-                              "rename it") from None
+                              "rename it")
     try:
         if out.is_symlink():  # os.replace would put the result in the link's place, not in the folder it names
             raise OutputPathError(f"{out}: is a symbolic link; give the folder it points to ({out.resolve()}) "

@@ -150,6 +150,34 @@ def test_more_games_than_there_are_game_numbers_is_one_line(tmp_path, capsys, co
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", [
+    ["tune", "{file}", "--out", "{out}"],
+    ["tune", str(ROOT / "examples" / "tune_level4.toml"), "--overlay", "{file}", "--out", "{out}"],
+    ["readings", "--levels", "3", "--games", "10", "--overlay", "{file}", "--out", "{out}"],
+    ["study", "--name", "v", "--games", "10", "--levels", "3", "--variant", "{file}", "--results-dir", "{out}"],
+], ids=["tune-target", "tune-overlay", "readings", "study-variant"])
+def test_an_input_file_name_that_is_not_utf8_failed_after_every_game(tmp_path, capsys, command):
+    # a QA pass: tune played its whole search, then "'utf-8' codec can't encode character '\\udcff' in position 36:
+    # surrogates not allowed", naming no file, as it wrote the name into its report; readings and study the same
+    file = tmp_path / os.fsdecode(b"ov\xff.toml")
+    shutil.copy(ROOT / "examples" / "tune_level4.toml", file)
+    out = tmp_path / "out"
+    assert main([part.format(file=file, out=out) for part in command] + ["--quiet"]) == 2
+    option = command[command.index("{file}") - 1] if command.index("{file}") > 1 else "TARGET.toml"
+    assert one_line(capsys) == (f"luna-balance: {option}: {tmp_path}/ov\\xff.toml: the file name is not valid UTF-8, "
+                                "which the outputs that record it are written in; rename it\n")
+    assert not out.exists()
+
+
+def test_simulate_records_an_overlay_whose_name_is_not_utf8(tmp_path):
+    # the check above is for the commands that fail; simulate's manifest escapes the name, and its run is written
+    overlay = tmp_path / os.fsdecode(b"ov\xff.toml")
+    overlay.write_text('[luna.rules]\ndraw_order = "majority_first"\n')
+    assert main(["simulate", "--seats", "luna:3", "--games", "10", "--overlay", str(overlay), "--out",
+                 str(tmp_path / "run"), "--quiet"]) == 0
+    assert json.loads((tmp_path / "run" / "manifest.json").read_text())["config"]["overlay"] == str(overlay)
+
+
 def test_games_that_do_not_fit_in_memory_are_one_line(tmp_path, capsys):
     # sensitivity, readings, parity and tune hold every game's number at once: --games 1e10 printed numpy's
     # "Unable to allocate 74.5 GiB" at the end of a 50-line traceback (a QA pass)
