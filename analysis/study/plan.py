@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import shlex
 import tomllib
@@ -18,8 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from analysis.schema import BASE_VARIANT, CATEGORY_SCORES, MANIFEST_FILE, ROUNDS_FILE, SCORE_TOTAL, SEATS_FILE
-from analysis.study.options import StudyError, check_options, passive_profiles
-from sim.config import DEFAULT_START_BONUS, plain_number
+from analysis.study.options import (
+    StudyError,
+    check_options,
+    check_profiles,
+    parse_strengths,
+    passive_profiles,
+    strength_label,
+)
+from analysis.study.options import parse_profiles as parse_profiles  # re-exported: the CLI and runner import it here
+from sim.config import DEFAULT_START_BONUS
 from sim.constants import (
     DEFAULT_BOARD,
     LEVELS,
@@ -251,11 +258,6 @@ def scripted_profiles() -> tuple[str, ...]:
     return tuple(profile for profile in builtin_profiles() if profile != "passive")
 
 
-def strength_label(strength: float) -> str:
-    """A strength as part names and seat labels write it: ``0.8``, ``1``, ``1.25`` (``:g``)."""
-    return f"{strength:g}"
-
-
 def versus_part_name(profile: str, strength: float, level: int) -> str:
     """``vs-<profile>-L<level>`` at strength 1 (the name studies have always used, so they resume), else
     ``vs-<profile>@<strength>-L<level>``: the ``@`` spelling of seats (``scripted:balanced@0.8``) and of
@@ -289,40 +291,6 @@ def base_parts(levels: Iterable[int], profiles: Iterable[str] = (),
     return parts
 
 
-def check_profiles(names: Sequence[str], known: Sequence[str] | None = None) -> tuple[str, ...]:
-    """``names`` as a tuple when each is a scripted profile shipped in the data, given once.
-
-    Raises
-    ------
-    StudyError
-        An unknown name or a name given twice.
-    """
-    known = builtin_profiles() if known is None else tuple(known)
-    for name in names:
-        if name not in known:
-            raise StudyError(f"unknown scripted profile {name!r} (known: {', '.join(known)}; a study's "
-                             "profiles must be in the shipped data, since the base parts play them)", "profiles")
-    repeated = sorted({name for name in names if list(names).count(name) > 1})
-    if repeated:
-        raise StudyError(f"{repeated[0]!r} is listed twice", "profiles")
-    return tuple(names)
-
-
-def parse_profiles(text: str, known: Sequence[str] | None = None) -> tuple[str, ...]:
-    """``--profiles``: comma-separated names of scripted profiles shipped in the data, each once.
-
-    Raises
-    ------
-    StudyError
-        An empty list, an unknown name or a name given twice.
-    """
-    names = [name.strip() for name in text.split(",")]
-    if not all(names):
-        known = builtin_profiles() if known is None else tuple(known)
-        raise StudyError(f"need comma-separated profile names, got {text!r} (known: {', '.join(known)})", "profiles")
-    return check_profiles(names, known)
-
-
 def rerun_command(plan: StudyPlan, root: str | Path, fallback: str = "luna-balance study ...") -> str:
     """The command that resumes the study at ``root``: the recorded one, with ``--name`` and ``--results-dir``
     naming where the folder is now (a study folder copied or renamed resumes there, not at its old name)."""
@@ -337,34 +305,6 @@ def rerun_command(plan: StudyPlan, root: str | Path, fallback: str = "luna-balan
         if option in words[:-1]:
             words[words.index(option) + 1] = value
     return shlex.join(words)
-
-
-def parse_strengths(text: str) -> tuple[float, ...]:
-    """``--strengths``: comma-separated positive finite numbers, e.g. ``0.8,1,1.2``, sorted.
-
-    Each is rounded to the digits its part name shows (:func:`strength_label`), so the strength
-    played is the one the name says and two strengths never share a name. One number written twice
-    (``1,1.0``) is played once, as ``--levels`` plays ``3,3`` once.
-
-    Raises
-    ------
-    StudyError
-        An empty list, a value that is no positive finite number, or two different values with the same name.
-    """
-    typed: dict[float, tuple[float, str]] = {}  # the strength played -> the number typed for it, and its text
-    for word in text.split(","):
-        value = plain_number(word)
-        if value is None:
-            raise StudyError(f"{word.strip()!r} is not a number (e.g. {{strengths}} 0.8,1,1.2)", "strengths",
-                             ("strengths",))
-        if not (math.isfinite(value) and value > 0):
-            raise StudyError(f"{word.strip()!r} must be a positive finite number", "strengths")
-        played = float(strength_label(value))
-        if played in typed and typed[played][0] != value:
-            raise StudyError(f"{typed[played][1]} and {word.strip()} both play as "
-                             f"{strength_label(played)}; keep one", "strengths")
-        typed[played] = (value, word.strip())
-    return tuple(sorted(typed))
 
 
 def variant_parts(parts: Iterable[Part], variant: Variant) -> list[Part]:
