@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from analysis.study.plan import STUDY_FILE, plan_study
+import pytest
+
+from analysis.study.plan import STUDY_FILE, Variant, plan_study, read_plan
 from sim.cli import main
 
 
@@ -35,3 +37,63 @@ def test_report_beside_a_running_study_names_it(tmp_path, capsys):
         assert err.startswith(f"luna-balance: {study}: another study is running in this directory (pid ") and \
             err.count("\n") == 1, err
     assert sorted(path.name for path in study.iterdir()) == before
+
+
+def _tampered(plan: dict, change: str) -> dict:
+    variant = {"name": "v", "title": "v", "source": "v.toml", "file": "variants/v.toml", "digest": "d"}
+    changes = {
+        "levels-text": {"levels": "4-5"},
+        "games-text": {"games": "x"},
+        "variant-keys": {"variants": [{"name": "a"}]},
+        "level-99": {"levels": [4, 5, 99]},
+        "unknown-profile": {"profiles": ["nobody"], "parity_profiles": ["nobody"]},
+        "level-without-parts": {"levels": [4, 5, 6]},
+        "part-seats-number": {"parts": [{**plan["parts"][0], "seats": 5}, *plan["parts"][1:]]},
+        "part-outside-the-study": {"parts": [{**plan["parts"][0], "name": "../x"}, *plan["parts"][1:]]},
+        "variant-outside-the-study": {"variants": [{**variant, "name": "../v", "file": "variants/../v.toml"}]},
+        "strength-bool": {"strengths": [True]},
+    }
+    return {**plan, **changes[change]}
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    ("levels-text", "levels: must be a list of levels, got str '4-5'"),
+    ("games-text", "games: must be a whole number, got 'x'"),
+    ("variant-keys", "variants[0].title: missing"),
+    ("level-99", "levels: need levels between 0 and 8, got [4, 5, 99]"),
+    ("unknown-profile", "profiles: unknown scripted profile 'nobody' (known: "),
+    ("level-without-parts", "parts: no part 'solo-L6', which the study's levels, profiles, strengths and variants "
+                            "lay out"),
+    ("part-seats-number", "parts[0].seats: must be a string, got int 5"),
+    ("part-outside-the-study", "parts[0]: '../x' (luna:4) is not a part that the study's levels, profiles, strengths "
+                               "and variants lay out"),
+    ("variant-outside-the-study", "variants[0]: '../v' with file 'variants/../v.toml' is not a variant a study writes"),
+    ("strength-bool", "strengths: True is a bool, not a number"),
+])
+def test_report_of_a_study_file_with_a_wrong_field_names_the_field(tmp_path, capsys, change, problem):
+    # bug (a QA pass): levels "4-5" ended in a TypeError traceback in content.py; games "x" gave "invalid literal for
+    # int()" naming no field; a bad variant leaked "Variant.__init__() missing 3 required positional arguments"; and
+    # levels [4, 5, 99] or profiles ["nobody"] were printed in the report as played
+    study = tmp_path / "S"
+    study.mkdir()
+    plan = plan_study("S", 5, 2026, [4, 5], "reference", profiles=["balanced"]).to_json()
+    (study / STUDY_FILE).write_text(json.dumps(_tampered(plan, change)))
+    assert main(["report", str(study)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"luna-balance: {study / STUDY_FILE}: malformed study file: {problem}") and \
+        err.count("\n") == 1, err
+
+
+def test_a_study_file_as_the_study_writes_it_reads_back(tmp_path):
+    # the checks of test_report_of_a_study_file_with_a_wrong_field_names_the_field pass every file a study writes,
+    # with variants, several strengths and a file from before the study options (no profiles: the parts recorded)
+    variant = Variant(name="v", title="v", source="v.toml", file="variants/v.toml", digest="d")
+    plan = plan_study("S", 5, 2026, [3, 4, 5], "reference", variants=[variant], profiles=["balanced", "passive"],
+                      strengths=[0.8, 1], parity=True, backend="dask", scheduler="tcp://h:1")
+    (tmp_path / STUDY_FILE).write_text(json.dumps(plan.to_json()))
+    assert read_plan(tmp_path) == plan
+    old = {key: value for key, value in plan.to_json().items()
+           if key not in ("profiles", "strengths", "parity", "parity_games", "parity_profiles", "backend", "scheduler",
+                          "board", "readings_games")}
+    (tmp_path / STUDY_FILE).write_text(json.dumps(old))
+    assert read_plan(tmp_path).parts == plan.parts

@@ -12,7 +12,7 @@ import re
 import shlex
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from analysis.study.options import (
     strength_label,
 )
 from analysis.study.options import parse_profiles as parse_profiles  # re-exported: the CLI and runner import it here
+from analysis.study.study_file import check_study_json
 from sim.config import DEFAULT_START_BONUS
 from sim.constants import (
     DEFAULT_BOARD,
@@ -414,13 +415,34 @@ def read_plan(study_dir: str | Path) -> StudyPlan:
         raise StudyError(f"{path}: not a study file (a JSON object is expected, found {type(raw).__name__})")
     if raw.get("format") != STUDY_FORMAT:
         raise StudyError(f"{path}: unknown study format {raw.get('format')!r}")
-    try:
+    try:  # every field as the study command checked its option, so the report states only what was played
+        check_study_json(raw, {item.name: item.default for item in fields(StudyPlan)})
         plan = StudyPlan.from_json(raw)
-    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:  # a field of the wrong type
+        _check_laid_out(plan, old_profiles="profiles" not in raw)
+    except StudyError as error:  # names the field: "levels: need levels between 0 and 8, got [4, 5, 99]"
         raise StudyError(f"{path}: malformed study file: {error}") from None
-    if not plan.parts:  # every study plays its solo parts; without any, its report had no table to read
-        raise StudyError(f"{path}: malformed study file: parts: the list is empty")
     return plan
+
+
+def _check_laid_out(plan: StudyPlan, old_profiles: bool) -> None:
+    """Refuse recorded parts that the plan's levels, profiles, strengths and variants do not lay out, and a level or
+    profile without its parts: the report names them as played. A study written before ``--profiles`` (no
+    ``profiles`` key) played every profile of its day, so its vs- parts are taken as recorded; one written before
+    the second seat order of duels lacks it, so a duel is never required."""
+    for index, variant in enumerate(plan.variants):  # its name and file make paths in the study folder
+        if variant.name != _safe_name(variant.name) or variant.file != f"{VARIANTS_DIR}/{variant.name}.toml":
+            raise StudyError(f"{variant.name!r} with file {variant.file!r} is not a variant a study writes (a name of "
+                             f"letters, digits, _ . -, its file {VARIANTS_DIR}/<name>.toml)", f"variants[{index}]")
+    base = base_parts(plan.levels, plan.profiles, plan.strengths)
+    wanted = base + [part for variant in plan.variants for part in variant_parts(base, variant)]
+    for index, part in enumerate(plan.parts):
+        if part not in wanted and not (old_profiles and part.name.split("/")[-1].startswith("vs-")):
+            raise StudyError(f"{part.name!r} ({part.seats}) is not a part that the study's levels, profiles, "
+                             "strengths and variants lay out", f"parts[{index}]")
+    missing = [part for part in wanted if part not in plan.parts and "duel-" not in part.name]
+    if missing:
+        raise StudyError(f"no part {missing[0].name!r}, which the study's levels, profiles, strengths and variants "
+                         "lay out", "parts")
 
 
 def expected_config(plan: StudyPlan, part: Part) -> dict[str, Any]:
