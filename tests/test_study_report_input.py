@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +99,37 @@ def test_a_study_file_as_the_study_writes_it_reads_back(tmp_path):
                           "board", "readings_games")}
     (tmp_path / STUDY_FILE).write_text(json.dumps(old))
     assert read_plan(tmp_path).parts == plan.parts
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> Path:
+    """A finished study (solo-L3, vs-balanced-L3) and, beside it, a simulate run of one Luna."""
+    root = tmp_path_factory.mktemp("finished")
+    assert main(["study", "--name", "s", "--games", "30", "--levels", "3", "--profiles", "balanced",
+                 "--results-dir", str(root), "--engine", "reference", "--quiet"]) == 0
+    assert main(["simulate", "--seats", "luna:3", "--games", "20", "--out", str(root / "run"), "--engine",
+                 "reference", "--quiet"]) == 0
+    return root
+
+
+@pytest.mark.parametrize(("source", "target", "problem"), [
+    ("s/runs/vs-balanced-L3/summary_seats.parquet", "solo-L3/summary_seats.parquet",
+     "holds seats [0, 1] where its part has [0]"),
+    ("run/seats.parquet", "solo-L3/summary_seats.parquet", "has no column 'column'"),
+    ("s/runs/solo-L3/summary_seats.parquet", "vs-balanced-L3/summary_seats.parquet",
+     "holds seats [0] where its part has [0, 1]"),
+    ("s/runs/vs-balanced-L3/pairs.parquet", "solo-L3/pairs.parquet", "holds seats [1] where its part has [0]"),
+    ("run/seats.parquet", "solo-L3/pairs.parquet", "has no column "),
+])
+def test_report_of_a_part_file_copied_from_elsewhere_is_one_line(finished, tmp_path, capsys, source, target, problem):
+    # bug (a QA pass): another part's summary_seats.parquet ended in an IndexError traceback (summaries._labelled), a
+    # simulate run's seats.parquet in pandas' InvalidIndexError, and as pairs.parquet in arrow's 51-line schema dump
+    study = tmp_path / "s"
+    shutil.copytree(finished / "s", study)
+    path = study / "runs" / target
+    shutil.copyfile(finished / source, path)
+    capsys.readouterr()
+    assert main(["report", str(study)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"luna-balance: {path}: {problem}") and err.count("\n") == 1, err
+    assert f"; remove its part's folder {path.parent} and rerun: luna-balance study" in err

@@ -367,8 +367,10 @@ class StudySummary:
         """
         run = next(item.run for item in self.plan.parts if item.name == part)
         stored = [WON_STORED if column == "won" else column for column in columns]
-        frame = _read_part_file(self.root / run / PAIRS_FILE, self.plan, self.root, columns=stored,
-                                memory_map=True).to_pandas()
+        path = self.root / run / PAIRS_FILE
+        frame = _read_part_file(path, self.plan, self.root, stored, memory_map=True).to_pandas()
+        if "seat" in frame.columns:  # Luna's seats of this part, each (the pairing looks their levels up)
+            _check_seats(path, self.plan, self.root, frame["seat"], set(self.seat_levels(part)), every=True)
         if WON_STORED in frame.columns:
             frame = frame.rename(columns={WON_STORED: "won"})
             frame["won"] = frame["won"].to_numpy(dtype=np.float64) / WON_SCALE
@@ -380,19 +382,52 @@ class StudySummary:
         return {index: seat["level"] for index, seat in enumerate(seat_labels(seats)) if seat["kind"] == LUNA}
 
 
-def _read_part_file(path: Path, plan: StudyPlan, root: Path, **options: Any) -> pa.Table:
-    """A part's parquet file, or a :class:`StudyError` naming it and the way out when it cannot be read (its part
-    counts as finished, so a rerun alone would keep it)."""
+#: The columns of each summary file, as :meth:`PartReducer.finish` writes them.
+SUMMARY_COLUMNS: dict[str, tuple[str, ...]] = {
+    SEAT_SUMMARY_FILE: ("seat", "column", "value", "count"),
+    ROUND_SUMMARY_FILE: ("seat", "round", "column", "value", "count"),
+    CARD_SUMMARY_FILE: ("seat", "slot", "card", "plays"),
+    TIMING_SUMMARY_FILE: ("seat", "reshuffle", "round", "count"),
+}
+
+
+def _damaged(path: Path, plan: StudyPlan, root: Path, problem: str) -> StudyError:
+    """The one-line error of a stored part file that is not what its part wrote, with the way out: its part counts
+    as finished (its manifest is fine), so a rerun alone would keep it."""
+    return StudyError(f"{path}: {problem}; remove its part's folder {path.parent} and rerun: "
+                      f"{rerun_command(plan, root)}")
+
+
+def _read_part_file(path: Path, plan: StudyPlan, root: Path, columns: Sequence[str], **options: Any) -> pa.Table:
+    """``columns`` of a part's parquet file, or a :class:`StudyError` naming it and its first problem (a file copied
+    from elsewhere lacks a column: arrow's own error then dumped the whole schema, about 50 lines)."""
     try:
-        return pq.read_table(path, **options)
+        names = pq.read_schema(path).names
+        missing = [column for column in columns if column not in names]
+        if missing:
+            raise _damaged(path, plan, root, f"has no column {missing[0]!r}, so it is no file its part wrote")
+        return pq.read_table(path, columns=list(columns), **options)
     except (OSError, pa.ArrowException) as error:
-        raise StudyError(f"{path}: cannot be read ({error}); remove its part's folder {path.parent} and rerun: "
-                         f"{rerun_command(plan, root)}") from None
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise _damaged(path, plan, root, f"cannot be read ({first})") from None
+
+
+def _check_seats(path: Path, plan: StudyPlan, root: Path, found: pd.Series, wanted: set[int], every: bool) -> None:
+    """Refuse a file whose seats are not the part's (``wanted``; with ``every``, each of them): a file copied from
+    another part indexed the seat labels out of bounds (an IndexError traceback) or paired games with no seat."""
+    seats = set(pd.unique(found).tolist())
+    if not seats <= wanted or (every and seats != wanted):
+        raise _damaged(path, plan, root, f"holds seats {sorted(seats, key=str)} where its part has {sorted(wanted)} "
+                                         "(study.json and the part's manifest), so it belongs to another part")
 
 
 def _labelled(path: Path, plan: StudyPlan, root: Path, labels: dict[str, Any],
               seats: list[dict[str, Any]]) -> pd.DataFrame:
-    frame = _read_part_file(path, plan, root).to_pandas()
+    frame = _read_part_file(path, plan, root, SUMMARY_COLUMNS[path.name]).to_pandas()
+    # every seat has counts; the per-round files and timing only Luna's (a seat may never reshuffle)
+    wanted = range(len(seats)) if path.name == SEAT_SUMMARY_FILE else \
+        [index for index, seat in enumerate(seats) if seat["kind"] == LUNA]
+    _check_seats(path, plan, root, frame["seat"], set(wanted), every=path.name == SEAT_SUMMARY_FILE)
     seat_index = frame["seat"].to_numpy().astype(np.int64)
     columns = {name: value for name, value in labels.items()}
     columns["seat"] = seat_index
