@@ -51,6 +51,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analysis.run_manifest import ManifestError, check_agreement
 from analysis.schema import (
     BASE_VARIANT,
     CARD_COLUMNS,
@@ -129,8 +130,8 @@ def read_manifest(run_dir: PathLike) -> dict[str, Any]:
     Returns
     -------
     dict
-        The parsed manifest, or ``{}`` when the directory has none (the manifest only adds
-        labels; the data files are what the analysis needs).
+        The parsed manifest, or ``{}`` when the directory has none (:func:`load_run` says whether a run may
+        lack one).
 
     Raises
     ------
@@ -319,13 +320,16 @@ def _empty_rounds() -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
-def load_run(run_dir: PathLike) -> RunData:
+def load_run(run_dir: PathLike, require_manifest: bool = False) -> RunData:
     """Load one run directory.
 
     Parameters
     ----------
     run_dir
         Directory written by the simulator.
+    require_manifest
+        Refuse a directory without ``manifest.json`` (a report: without it, a copy of a run is not known for
+        one, and its games would count twice); else its labels are rebuilt from the data.
 
     Returns
     -------
@@ -337,7 +341,8 @@ def load_run(run_dir: PathLike) -> RunData:
     ValueError
         Naming the offending file, when the directory or ``seats.parquet`` is missing, a required
         column is absent, a file is unreadable or empty, or the seat data is inconsistent
-        (unknown ``kind``, totals not summing, ``won`` not summing to 1 per game).
+        (unknown ``kind``, totals not summing, ``won`` not summing to 1 per game), or a manifest that is not
+        one the simulator writes or does not describe the files beside it (:mod:`analysis.run_manifest`).
     """
     directory = Path(run_dir)
     if not directory.is_dir():
@@ -353,6 +358,11 @@ def load_run(run_dir: PathLike) -> RunData:
     seats = _read_parquet(seats_path, SEATS_REQUIRED)
     _check_seats(seats, seats_path)
     manifest = read_manifest(directory)
+    if (directory / MANIFEST_FILE).is_file():  # a manifest of {} too: what it says of the files is checked
+        check_agreement(directory, manifest.get("config") or {}, seats)
+    elif require_manifest:
+        raise ManifestError(f"{directory / MANIFEST_FILE}: file not found (every run directory simulate writes has "
+                            "one; without it a copy of a run is not known for one, and its games would count twice)")
     labels = _run_labels(name, seats, manifest)
     seats = _with_labels(_in_order(seats, ["game", "seat"]), labels)
 
@@ -385,7 +395,7 @@ def _games_played(data: RunData) -> tuple[str, ...] | None:
             str((manifest.get("data") or {}).get("digest", "")))
 
 
-def load_runs(run_dirs: PathLike | Iterable[PathLike]) -> RunData:
+def load_runs(run_dirs: PathLike | Iterable[PathLike], require_manifest: bool = False) -> RunData:
     """Load and stack several run directories.
 
     Parameters
@@ -393,6 +403,8 @@ def load_runs(run_dirs: PathLike | Iterable[PathLike]) -> RunData:
     run_dirs
         One directory or an iterable of directories. Their names must differ, since the name is
         the ``run`` key.
+    require_manifest
+        Refuse a directory without ``manifest.json`` (see :func:`load_run`).
 
     Returns
     -------
@@ -408,7 +420,7 @@ def load_runs(run_dirs: PathLike | Iterable[PathLike]) -> RunData:
     directories = [run_dirs] if isinstance(run_dirs, (str, Path)) else list(run_dirs)
     if not directories:
         raise ValueError("load_runs: no run directory given")
-    loaded = [load_run(directory) for directory in directories]
+    loaded = [load_run(directory, require_manifest) for directory in directories]
     manifests: dict[str, dict[str, Any]] = {}
     played: dict[tuple[str, ...], Path] = {}
     for directory, data in zip(directories, loaded, strict=True):

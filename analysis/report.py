@@ -340,7 +340,7 @@ def render_study(
     Parameters
     ----------
     run_dirs
-        Run directories written by the simulator.
+        Run directories written by the simulator, each with its manifest (which must describe its files).
     study_dir
         Output directory.
     title
@@ -352,7 +352,7 @@ def render_study(
         Paths of everything written.
     """
     with drawing_helper() as helper:  # started first: it imports matplotlib while the runs load
-        data = load_runs(run_dirs)
+        data = load_runs(run_dirs, require_manifest=True)  # a copy of a run without one would count twice
         introduction = (
             f"{len(data.runs)} run(s), {len(data.seats)} seat-games. Figures of distributions show the base"
             " variant with Luna alone (or the most common opponents); the tables hold every group."

@@ -141,7 +141,7 @@ def test_duplicate_run_names_and_bad_manifest(make_run, tmp_path):
     other.mkdir()
     second = other / "same"
     second.mkdir()
-    for name in ("seats.parquet", "manifest.json"):
+    for name in ("seats.parquet", "luna_rounds.parquet", "manifest.json"):  # a whole run: its manifest promises rounds
         (second / name).write_bytes((first / name).read_bytes())
     with pytest.raises(ValueError, match="run name 'same' is used by two directories"):
         load_runs([first, second])
