@@ -14,7 +14,16 @@ from analysis.folder_lock import is_lock_or_temporary
 from sim.config import GAME_NUMBERS, ConfigError, check_games, check_seed
 from sim.dispatch import usable_cpus
 from sim.environment import thread_count_problem
-from sim.outputs import OutputPathError, is_run_directory, not_utf8, refuse_inside_output, refuse_other_writers
+from sim.outputs import (
+    KIND_NAMES,
+    STUDY_FILE,
+    OutputPathError,
+    is_run_directory,
+    not_utf8,
+    output_kinds,
+    refuse_inside_output,
+    refuse_other_writers,
+)
 
 #: The options that are numbers of games (argparse's names).
 GAME_COUNTS = ("games", "parity_games", "readings_games", "calibration_games")
@@ -106,9 +115,32 @@ def check_report_out(out: Path, study_file: str) -> None:
     refuse_other_writers(out)
 
 
+def _output_kind(out: Path) -> str | None:
+    """What output of ours ``out`` itself is, in words (``a run``, ``a study``), or None when it is none."""
+    if (out / STUDY_FILE).is_file():
+        return "a study"
+    if not is_run_directory(out):
+        return None
+    names = {entry.name for entry in out.iterdir()}
+    return next((KIND_NAMES[kind] for kind, own in output_kinds().items() if names <= own), "an output")
+
+
+def check_levels_out(out: Path) -> None:
+    """Refuse a ``levels --out`` that is itself an output of ours (a run, a campaign, a study, one level's run of an
+    earlier ``levels``): its level-N runs went into it, and the output's next run refused them as foreign files
+    (``holds level-3, which no luna-balance output writes there``) or deleted them. An earlier ``levels --out``
+    folder holds only level-N runs and no manifest of its own, so it is not refused: a rerun replaces them."""
+    if kind := _output_kind(out):
+        raise OutputPathError(f"--out: {out} is {kind}, an output of luna-balance; levels writes its level-N runs "
+                              "into a folder of their own: choose another --out")
+
+
 def check_output_places(args: argparse.Namespace) -> None:
-    """Refuse a command's output folder inside another output of ours (:func:`sim.outputs.refuse_inside_output`)."""
+    """Refuse a command's output folder inside another output of ours (:func:`sim.outputs.refuse_inside_output`),
+    and a ``levels --out`` (the folder of its runs) that is one (:func:`check_levels_out`)."""
     if getattr(args, "out", None) is not None:
         refuse_inside_output(Path(args.out))
+        if args.command == "levels":
+            check_levels_out(Path(args.out))
     if args.command == "study":
         refuse_inside_output(Path(args.results_dir) / args.name, "--results-dir and --name")

@@ -326,3 +326,36 @@ def test_a_read_only_earlier_run_is_refused_for_real(tmp_path):
         assert _as_the_owner(simulate, tmp_path).returncode == 0  # writable again: replaced as before
     finally:
         out.chmod(0o755)
+
+
+LEVELS = ["levels", "--levels", "3", "--games", "20", "--engine", "reference", "--quiet"]
+
+
+@pytest.mark.parametrize(("kind", "command", "where"), [
+    ("a run", [*SIMULATE], ""),
+    ("a campaign", ["campaign", "--seats", "scripted:balanced,luna", "--campaigns", "2", "--chapters", "1",
+                    "--engine", "reference", "--quiet"], ""),
+    ("a study", ["study", "--levels", "3", "--games", "30", "--profiles", "balanced", "--engine", "reference",
+                 "--quiet", "--name", "st"], "st"),
+    ("a run", [*LEVELS[:2], "2", *LEVELS[3:]], "level-2"),  # one level's run of an earlier levels --out
+], ids=["run", "campaign", "study", "level-run"])
+def test_levels_out_into_another_output_broke_it(tmp_path, capsys, kind, command, where):
+    # levels --out r5 (a run) wrote r5/level-3 and exit 0; the run's next simulate then refused r5 ("holds level-3,
+    # which no luna-balance output writes there"); the same with a campaign, a study, or lv2/level-2 (a QA pass)
+    made = tmp_path / "made"
+    place = ["--results-dir", str(made)] if command[0] == "study" else ["--out", str(made)]
+    assert main([*command, *place]) == 0
+    out = made / where if where else made
+    before = tree(tmp_path)
+    capsys.readouterr()
+    assert main([*LEVELS, "--out", str(out)]) == 2
+    assert one_line(capsys) == (f"luna-balance: --out: {out} is {kind}, an output of luna-balance; levels writes its "
+                                "level-N runs into a folder of their own: choose another --out\n")
+    assert tree(tmp_path) == before
+
+
+def test_levels_out_of_an_earlier_levels_is_still_replaced(tmp_path, capsys):
+    out = tmp_path / "lv"
+    assert main([*LEVELS, "--out", str(out)]) == 0
+    assert main([*LEVELS, "--out", str(out)]) == 0  # its level-N runs replaced, as a rerun of simulate replaces its own
+    assert sorted(path.name for path in out.iterdir()) == ["level-3"]
