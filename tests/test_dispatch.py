@@ -103,6 +103,39 @@ def test_a_dask_client_closed_under_its_gathers_logs_no_traceback(caplog):
         "any other error is still logged", "outside a run it is logged again"]
 
 
+def test_a_callback_that_found_the_pool_shut_down_logged_its_traceback(caplog):
+    """A QA pass: `study --workers 2` stopped by SIGTERM printed, 2 times in 18, two "exception calling callback for
+    <Future ...>" tracebacks ending in loky's ShutdownExecutorError under the command's one line."""
+    import logging
+
+    from joblib.externals.loky._base import Future
+    from joblib.externals.loky.process_executor import ShutdownExecutorError
+
+    from sim.dispatch import _ShutdownCallbackFilter, unlog_callbacks_after_shutdown
+
+    logger = logging.getLogger("concurrent.futures")
+    for known in [known for known in logger.filters if isinstance(known, _ShutdownCallbackFilter)]:
+        logger.removeFilter(known)  # as before any run with workers
+
+    def finished(error: BaseException) -> None:  # as joblib's callback, handing a shut pool its next task
+        def callback(_future: Future) -> None:
+            raise error
+
+        future = Future()
+        future.add_done_callback(callback)
+        future.set_result(None)
+
+    with caplog.at_level(logging.ERROR, logger="concurrent.futures"):
+        finished(ShutdownExecutorError("cannot schedule new futures after shutdown"))  # logged before the fix
+        unlog_callbacks_after_shutdown()
+        unlog_callbacks_after_shutdown()  # once is enough: a run with workers calls it each time
+        finished(ShutdownExecutorError("cannot schedule new futures after shutdown"))
+        finished(ValueError("any other error is still logged"))
+    assert [str(record.exc_info[1]) for record in caplog.records] == [
+        "cannot schedule new futures after shutdown", "any other error is still logged"]
+    assert sum(isinstance(known, _ShutdownCallbackFilter) for known in logger.filters) == 1
+
+
 # A child process whose worker for call 1 sends the start of its result, holding the result pipe's lock, and dies
 # (SIGKILL) before the rest: as a SIGTERM sent to a run's whole process group can kill a worker. With "interrupt"
 # the worker first sends the parent SIGINT, so the parent is stopping (joblib shutting its pool down and joining
