@@ -54,6 +54,15 @@ def edit(config: dict) -> Callable[[dict], None]:
     return lambda manifest: manifest["config"].update(config)
 
 
+def _edit_duel_manifest(runs: Path, change: Callable[[dict], object]) -> Path:
+    """Apply ``change`` to the duel run's manifest, in place; its path."""
+    path = runs / "duel" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    change(manifest)
+    path.write_text(json.dumps(manifest))
+    return path
+
+
 @pytest.mark.parametrize(("change", "field", "problem"), [
     (edit({"board": "mars"}), "config.board", "must be 'moon' or 'belt', got 'mars'"),
     (edit({"rounds": 99}), "config.rounds", "must be 7, or 6"),
@@ -67,10 +76,7 @@ def edit(config: dict) -> Callable[[dict], None]:
 ])
 def test_runs_report_of_a_manifest_of_impossible_values_is_refused(runs, capsys, change, field, problem):
     # the report showed "99 rounds, mars board" and 4 seats over a seats.parquet of 2
-    path = runs / "duel" / "manifest.json"
-    manifest = json.loads(path.read_text())
-    change(manifest)
-    path.write_text(json.dumps(manifest))
+    path = _edit_duel_manifest(runs, change)
     capsys.readouterr()
     assert report(runs, "solo", "duel") == 2
     assert one_line(capsys).startswith(f"luna-balance: {path}: {field}: {problem}")
@@ -84,10 +90,7 @@ def test_runs_report_of_a_manifest_of_impossible_values_is_refused(runs, capsys,
     (edit({"aggregate_only": True, "detail": None}), "seats.parquet", "aggregate_only"),
 ])
 def test_runs_report_of_a_manifest_that_does_not_describe_its_files_is_refused(runs, capsys, change, file, field):
-    path = runs / "duel" / "manifest.json"
-    manifest = json.loads(path.read_text())
-    change(manifest)
-    path.write_text(json.dumps(manifest))
+    _edit_duel_manifest(runs, change)
     capsys.readouterr()
     assert report(runs, "solo", "duel") == 2
     assert one_line(capsys).startswith(f"luna-balance: {runs / 'duel' / file}: {field}: ")
