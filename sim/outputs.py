@@ -328,14 +328,18 @@ def replace_directory(temporary: Path, out: Path, kind: str) -> None:
         # Held, so that a process killed outright (kill -9) while deleting it leaves remains the next command at
         # this --out removes (sim.temporaries.remove_abandoned); a Ctrl-C or stop signal waits for the deletion.
         with not_cut_short():
-            held = hold(out)
+            try:
+                held: int | None = hold(out)
+            except OSError:  # a folder we may not read (chmod 300) is still replaced, as before, only not held
+                held = None
             try:
                 os.replace(out, old)
                 os.replace(temporary, out)
                 crash_point("part-moved")
                 shutil.rmtree(old)
             finally:
-                release(held)
+                if held is not None:
+                    release(held)
     else:
         crash_point("part-moving")
         os.replace(temporary, out)

@@ -359,3 +359,20 @@ def test_levels_out_of_an_earlier_levels_is_still_replaced(tmp_path, capsys):
     assert main([*LEVELS, "--out", str(out)]) == 0
     assert main([*LEVELS, "--out", str(out)]) == 0  # its level-N runs replaced, as a rerun of simulate replaces its own
     assert sorted(path.name for path in out.iterdir()) == ["level-3"]
+
+
+def test_an_earlier_run_that_cannot_be_held_is_still_replaced(tmp_path, monkeypatch):
+    # the earlier run is held (flock, which needs it open) while it is moved aside and deleted; one this user may not
+    # read (chmod 300) cannot be opened, and was replaced before the hold came: it still is, only not held
+    import sim.outputs
+
+    def unreadable(_folder: Path) -> int:
+        raise PermissionError(13, "Permission denied", str(_folder))
+
+    run = ["simulate", "--seats", "luna:5", "--games", "20", "--engine", "reference", "--quiet", "--out",
+           str(tmp_path / "run")]
+    assert main([*run, "--seed", "1"]) == 0
+    monkeypatch.setattr(sim.outputs, "hold", unreadable)
+    assert main([*run, "--seed", "2"]) == 0
+    assert [path.name for path in tmp_path.iterdir()] == ["run"]
+    assert json.loads((tmp_path / "run" / "manifest.json").read_text())["config"]["seed"] == 2
