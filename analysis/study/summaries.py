@@ -150,6 +150,21 @@ def _luna_rows(seat_index: np.ndarray, luna: np.ndarray, rows: list[slice | np.n
     return luna[seat_index]
 
 
+#: The columns of each summary file, as :meth:`PartReducer.finish` writes them and the
+#: report reads them.
+SUMMARY_COLUMNS: dict[str, tuple[str, ...]] = {
+    SEAT_SUMMARY_FILE: ("seat", "column", "value", "count"),
+    ROUND_SUMMARY_FILE: ("seat", "round", "column", "value", "count"),
+    CARD_SUMMARY_FILE: ("seat", "slot", "card", "plays"),
+    TIMING_SUMMARY_FILE: ("seat", "reshuffle", "round", "count"),
+}
+
+
+def _write_summary(directory: Path, name: str, columns: list[pa.Array]) -> None:
+    """Write the summary file ``name``: ``columns`` in the order of :data:`SUMMARY_COLUMNS`."""
+    pq.write_table(pa.Table.from_arrays(columns, names=list(SUMMARY_COLUMNS[name])), directory / name)
+
+
 class PartReducer:
     """Reduces the chunks of one part to its summary files (give it to :func:`sim.run.run_simulation`).
 
@@ -261,36 +276,35 @@ class PartReducer:
         """Write the summary files into ``directory`` (the run's temporary directory)."""
         keys, values, counts = self.seats.rows()
         won = sorted(self.won.items())
-        seat_table = pa.table({
-            "seat": pa.array([key[0] for key in keys] + [seat for (seat, _), _ in won], pa.int8()),
-            "column": pa.array([key[1] for key in keys] + ["won"] * len(won), pa.string()),
-            "value": pa.array(np.r_[values.astype(np.float64), [value for (_, value), _ in won]], pa.float64()),
-            "count": pa.array(np.r_[counts, [count for _, count in won]].astype(np.int64), pa.int64()),
-        })
-        pq.write_table(seat_table, directory / SEAT_SUMMARY_FILE)
+        _write_summary(directory, SEAT_SUMMARY_FILE, [
+            pa.array([key[0] for key in keys] + [seat for (seat, _), _ in won], pa.int8()),
+            pa.array([key[1] for key in keys] + ["won"] * len(won), pa.string()),
+            pa.array(np.r_[values.astype(np.float64), [value for (_, value), _ in won]], pa.float64()),
+            pa.array(np.r_[counts, [count for _, count in won]].astype(np.int64), pa.int64()),
+        ])
         if self.rounds.arrays:
             keys, values, counts = self.rounds.rows()
-            pq.write_table(pa.table({
-                "seat": pa.array([key[0] for key in keys], pa.int8()),
-                "round": pa.array([key[1] for key in keys], pa.int8()),
-                "column": pa.array([key[2] for key in keys], pa.string()),
-                "value": pa.array(values, pa.int64()),
-                "count": pa.array(counts, pa.int64()),
-            }), directory / ROUND_SUMMARY_FILE)
+            _write_summary(directory, ROUND_SUMMARY_FILE, [
+                pa.array([key[0] for key in keys], pa.int8()),
+                pa.array([key[1] for key in keys], pa.int8()),
+                pa.array([key[2] for key in keys], pa.string()),
+                pa.array(values, pa.int64()),
+                pa.array(counts, pa.int64()),
+            ])
             keys, values, counts = self.cards.rows()
-            pq.write_table(pa.table({
-                "seat": pa.array([key[0] for key in keys], pa.int8()),
-                "slot": pa.array([key[1] for key in keys], pa.string()),
-                "card": pa.array([self.card_ids[value] for value in values.tolist()], pa.string()),
-                "plays": pa.array(counts, pa.int64()),
-            }), directory / CARD_SUMMARY_FILE)
+            _write_summary(directory, CARD_SUMMARY_FILE, [
+                pa.array([key[0] for key in keys], pa.int8()),
+                pa.array([key[1] for key in keys], pa.string()),
+                pa.array([self.card_ids[value] for value in values.tolist()], pa.string()),
+                pa.array(counts, pa.int64()),
+            ])
             timing = sorted(self.timing.items())
-            pq.write_table(pa.table({
-                "seat": pa.array([key[0] for key, _ in timing], pa.int8()),
-                "reshuffle": pa.array([key[1] for key, _ in timing], pa.int64()),
-                "round": pa.array([key[2] for key, _ in timing], pa.int64()),
-                "count": pa.array([count for _, count in timing], pa.int64()),
-            }), directory / TIMING_SUMMARY_FILE)
+            _write_summary(directory, TIMING_SUMMARY_FILE, [
+                pa.array([key[0] for key, _ in timing], pa.int8()),
+                pa.array([key[1] for key, _ in timing], pa.int64()),
+                pa.array([key[2] for key, _ in timing], pa.int64()),
+                pa.array([count for _, count in timing], pa.int64()),
+            ])
         pairs = {WON_STORED if name == "won" else name: np.concatenate(self.pairs[name])
                  for name in self.pair_names}
         # no min/max statistics: the file is always read whole (a duel part's 24.0 -> 20.9 ms, best of 9, at the
@@ -380,15 +394,6 @@ class StudySummary:
         """Luna's level at each Luna seat of a part."""
         seats = next(item.seats for item in self.plan.parts if item.name == part).split(",")
         return {index: seat["level"] for index, seat in enumerate(seat_labels(seats)) if seat["kind"] == LUNA}
-
-
-#: The columns of each summary file, as :meth:`PartReducer.finish` writes them.
-SUMMARY_COLUMNS: dict[str, tuple[str, ...]] = {
-    SEAT_SUMMARY_FILE: ("seat", "column", "value", "count"),
-    ROUND_SUMMARY_FILE: ("seat", "round", "column", "value", "count"),
-    CARD_SUMMARY_FILE: ("seat", "slot", "card", "plays"),
-    TIMING_SUMMARY_FILE: ("seat", "reshuffle", "round", "count"),
-}
 
 
 def _damaged(path: Path, plan: StudyPlan, root: Path, problem: str) -> StudyError:
