@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from analysis.folder_lock import is_lock_or_temporary
-from sim.config import GAME_NUMBERS, ConfigError, check_games, check_seed
+from sim.config import ConfigError, check_seed
 from sim.dispatch import usable_cpus
 from sim.environment import thread_count_problem
 from sim.outputs import (
@@ -25,8 +25,6 @@ from sim.outputs import (
     refuse_other_writers,
 )
 
-#: The options that are numbers of games (argparse's names).
-GAME_COUNTS = ("games", "parity_games", "readings_games", "calibration_games")
 #: The options that name an input file (argparse's name -> the option), and the commands that write its name into a
 #: text file of their output (a report, a sentence), which takes only UTF-8; simulate's manifest escapes it.
 INPUT_FILES = {"overlay": "--overlay", "target": "TARGET.toml", "variant": "--variant"}
@@ -38,9 +36,9 @@ def check_options(args: argparse.Namespace) -> None:
     only when the engine first plays), a seed beyond the 64 bits its streams are derived from (two seeds 2**64
     apart would play the same games), a parity tolerance the bisection never gets below (it would never stop),
     readings asked for with no games (0 means no readings once it reaches the study's plan, which checks
-    ``--parity-games`` itself), more games than there are game numbers (the commands that play every game at once
-    failed naming ``--engine`` or ``first_game``), an input file whose name is not UTF-8 (found only as its name was
-    written, after every game)."""
+    ``--parity-games`` itself), an input file whose name is not UTF-8 (found only as its name was written, after
+    every game). More games than there are game numbers are refused where the games are played
+    (:func:`sim.config.check_games`)."""
     if problem := thread_count_problem():  # the script said it before importing numba; a caller of main() did not
         raise ConfigError(problem)
     seed = getattr(args, "seed", None)
@@ -52,9 +50,6 @@ def check_options(args: argparse.Namespace) -> None:
     readings_games = getattr(args, "readings_games", None)
     if readings_games is not None and readings_games < 1:
         raise ConfigError(f"--readings-games: must be at least 1, got {readings_games}")
-    for name in GAME_COUNTS:  # the least is each command's own
-        if (value := getattr(args, name, None)) is not None and value > GAME_NUMBERS:
-            check_games(value, name)
     for name, option in INPUT_FILES.items() if args.command in NAMING_INPUTS else ():
         given = getattr(args, name, None)
         for path in given if isinstance(given, list) else [given]:

@@ -142,7 +142,7 @@ def check_output(out: Path, kind: str, inputs: Iterable[str | Path | None] = ())
     if out.name in ("", ".."):  # "." or "/" or "..": the temporary sibling would have no name
         raise OutputPathError(f"{out}: name the run directory itself, e.g. {out / 'run'}")
     if not_utf8(out.absolute()):  # arrow's writers raise UnicodeEncodeError on it, naming no file
-        shown = os.fsencode(out).decode("utf-8", "backslashreplace")  # the folder it is in may be what is not UTF-8
+        shown = not_utf8(out) or out  # the folder it is in may be what is not UTF-8
         raise OutputPathError(f"{shown}: the path is not valid UTF-8, which the parquet files' writer needs; "
                               "rename it")
     try:

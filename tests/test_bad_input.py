@@ -137,7 +137,8 @@ TOO_MANY_GAMES = str(2**63 + 1)
      "--out", "{out}"],
     ["study", "--name", "s", "--games", TOO_MANY_GAMES, "--results-dir", "{out}"],
     ["study", "--name", "s", "--parity", "--parity-games", TOO_MANY_GAMES, "--results-dir", "{out}"],
-    ["campaign", "--seats", "scripted:balanced", "--calibration-games", TOO_MANY_GAMES, "--out", "{out}"],
+    ["campaign", "--seats", "scripted:balanced,luna", "--policy", "toward:0.5", "--calibration-games", TOO_MANY_GAMES,
+     "--out", "{out}"],
 ], ids=lambda command: f"{command[0]}{next(part for part in command if part.endswith('games'))}")
 def test_more_games_than_there_are_game_numbers_is_one_line(tmp_path, capsys, command):
     # a QA pass: simulate played on for good; tune and sensitivity said "--engine: numba: first_game must be a
