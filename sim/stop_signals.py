@@ -141,9 +141,13 @@ def not_cut_short() -> Iterator[None]:
         yield
     finally:
         _holding[0] -= 1
-    if not _holding[0] and _held:
-        signum = _held[0]
-        _held.clear()
+        # taken whether or not the block failed: one held under a failure is that failure's (StopState keeps it
+        # for the exit code), not the next block's
+        held = [] if _holding[0] else _held[:]
+        if not _holding[0]:
+            _held.clear()
+    if held:
+        signum = held[0]
         if signal.getsignal(signum) is _stop:
             signal.signal(signum, signal.SIG_DFL)  # as _stop does: a second one ends the process at once
         raise interrupt_for(signum)

@@ -492,3 +492,16 @@ def test_a_stop_before_the_output_is_complete_is_still_reported(capsys):
     assert StopState().exit_code(0, KeyboardInterrupt()) == 130
     stopped = "luna-balance: interrupted by SIGTERM; nothing half-written was left behind\n"
     assert capsys.readouterr().err == 2 * stopped + "luna-balance: interrupted; nothing half-written was left behind\n"
+
+
+def test_a_signal_held_under_a_failed_block_was_raised_at_the_next_block_s_end():
+    # found reading the change again: the held signal stayed in the list when the block itself failed, and the next
+    # replacement of an output (a later command in a notebook, say) raised it out of nowhere
+    from sim import stop_signals
+
+    with pytest.raises(ValueError), stop_signals.not_cut_short():
+        assert stop_signals._hold(signal.SIGINT)  # as the handler does for a Ctrl-C inside the block
+        raise ValueError("the move failed")
+    with stop_signals.not_cut_short():
+        pass  # nothing held: nothing raised
+    assert not stop_signals._hold(signal.SIGINT)  # outside a block nothing is held
