@@ -51,7 +51,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.run_manifest import ManifestError, check_agreement
+from analysis.run_manifest import ManifestError, check_agreement, check_digests
 from analysis.schema import (
     BASE_VARIANT,
     CARD_COLUMNS,
@@ -360,6 +360,7 @@ def load_run(run_dir: PathLike, require_manifest: bool = False) -> RunData:
     manifest = read_manifest(directory)
     if (directory / MANIFEST_FILE).is_file():  # a manifest of {} too: what it says of the files is checked
         check_agreement(directory, manifest.get("config") or {}, seats)
+        check_digests(directory, manifest, (SEATS_FILE, ROUNDS_FILE))  # after: its message says less of a file
     elif require_manifest:
         raise ManifestError(f"{directory / MANIFEST_FILE}: file not found (every run directory simulate writes has "
                             "one; without it a copy of a run is not known for one, and its games would count twice)")

@@ -5,12 +5,15 @@ values (99 rounds, a board no game has) labelled the report with them, and a man
 files beside it (four seats over a ``seats.parquet`` of two, a ``seats.parquet`` swapped in from another run, a
 ``luna_rounds.parquet`` promised and gone) put its games under another run's name (a QA pass). So the manifest's
 ``config`` goes through the checks the simulator makes of the same settings (:class:`sim.config.GameConfig`,
-:class:`sim.run.RunOptions`), and the files must hold what it says: its seats in each game, its number of games.
+:class:`sim.run.RunOptions`), and the files must hold what it says: its seats in each game, its number of games,
+and, for a file of another seed with the same seats and games, which nothing in it tells apart, the bytes whose
+digest the manifest records (``files``; :func:`digest_problem`, which a study's report asks of its parts' files too).
 Every problem is one line ``<file>: <field>: <problem>``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ import pandas as pd
 from analysis.schema import LUNA, MANIFEST_FILE, ROUNDS_FILE, SEATS_FILE
 from sim.config import DEFAULT_START_BONUS, SCRIPTED_PROFILES, ConfigError, GameConfig, check_choice, parse_seat
 from sim.constants import BACKENDS, DEFAULT_BOARD, ROUNDS
+from sim.outputs import MANIFEST_FILES, file_digest
 
 #: What every manifest ``simulate`` writes records, and what the loader cannot do without: which seats (the
 #: labels), how many games (the agreement with seats.parquet), and the seed (which games: runs of the same games
@@ -133,6 +137,38 @@ def check_agreement(directory: Path, config: dict[str, Any], seats: pd.DataFrame
     if not promised and rounds_path.is_file():
         raise ManifestError(f"{rounds_path}: detail: {manifest_path} records no detail rounds, so this run did not "
                             "write it: it is another run's")
+
+
+def digest_problem(directory: Path, manifest: dict[str, Any], name: str) -> str | None:
+    """What is wrong with file ``name`` of the run in ``directory`` against the digests its ``manifest`` records of
+    the files it wrote (``files``), or ``None`` when nothing is. A run written before manifests recorded them
+    (2026-11-28) has none, and its files are taken as they are; a missing file is its reader's to report."""
+    recorded = manifest.get(MANIFEST_FILES)
+    path = directory / name
+    if recorded is None or not path.is_file():
+        return None
+    if not isinstance(recorded, dict) or not all(isinstance(value, str) for value in recorded.values()):
+        return f"{MANIFEST_FILES}: {directory / MANIFEST_FILE} must map each file the run wrote to its digest"
+    if name not in recorded:
+        return f"{MANIFEST_FILES}: {directory / MANIFEST_FILE} lists no such file of its run, so it is another run's"
+    if file_digest(path) != recorded[name]:
+        return (f"{MANIFEST_FILES}.{name}: its bytes are not those its run wrote (another digest than "
+                f"{directory / MANIFEST_FILE} records): it was changed, or copied in from another run")
+    return None
+
+
+def check_digests(directory: Path, manifest: dict[str, Any], names: Iterable[str]) -> None:
+    """Refuse a file of ``names`` that is not byte for byte the one the run wrote (:func:`digest_problem`).
+
+    Raises
+    ------
+    ManifestError
+        Naming the file and the manifest's ``files``.
+    """
+    for name in names:
+        problem = digest_problem(directory, manifest, name)
+        if problem is not None:
+            raise ManifestError(f"{directory / name}: {problem}")
 
 
 def _numbers(values: list[int]) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import hashlib
 import json
 import os
 import re
@@ -54,6 +55,27 @@ ROUND_SUMMARY_FILE = "summary_rounds.parquet"
 CARD_SUMMARY_FILE = "summary_cards.parquet"
 TIMING_SUMMARY_FILE = "summary_timing.parquet"
 PAIRS_FILE = "pairs.parquet"
+
+
+#: The manifest key under which a run records each file it wrote beside the manifest, with its :func:`file_digest`.
+MANIFEST_FILES = "files"
+
+
+def file_digest(path: Path) -> str:
+    """``sha256:<hex>`` of the file's bytes.
+
+    A run's manifest records it for every file it wrote (:func:`written_files`), and the readers compare: a file
+    copied in from another run of the same seats and games (another seed, another level's part of a study) holds
+    the same columns and seats, so nothing else in it tells it apart, and its numbers were reported as this run's.
+    """
+    with open(path, "rb") as handle:
+        return "sha256:" + hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def written_files(directory: Path) -> dict[str, str]:
+    """:func:`file_digest` of every file a finished run left in ``directory``, by name (its manifest's ``files``)."""
+    return {path.name: file_digest(path) for path in sorted(directory.iterdir())
+            if path.is_file() and path.name != MANIFEST_FILE}
 
 
 class OutputPathError(ValueError):

@@ -56,6 +56,7 @@ from sim.outputs import (  # noqa: F401  (also imported from here by the output 
     AGGREGATE_FILE,
     HISTOGRAMS_FILE,
     MANIFEST_FILE,
+    MANIFEST_FILES,
     OWN_PACKAGE,
     ROUNDS_FILE,
     SEATS_FILE,
@@ -64,6 +65,7 @@ from sim.outputs import (  # noqa: F401  (also imported from here by the output 
     is_run_directory,
     os_error_naming,
     output_directory,
+    written_files,
 )
 from sim.summary import StreamingSummary
 from sim.violation import InvariantError
@@ -485,6 +487,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
             "versions": package_versions(),
             "seconds": round(elapsed, 3),
             **(extra_manifest or {}),
+            MANIFEST_FILES: written_files(temporary),
         }
         (temporary / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n")
     return out

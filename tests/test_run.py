@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
@@ -74,6 +75,15 @@ def test_manifest_records_the_options(tmp_path):
     assert {key: manifest["config"][key] for key in ("games", "seed", "chunk_size", "engine", "detail", "workers")} \
         == {"games": 7, "seed": 3, "chunk_size": 4, "engine": "reference", "detail": "rounds", "workers": 1}
     assert manifest["note"] == "x"
+
+
+def test_manifest_records_the_digest_of_every_file_the_run_wrote(tmp_path):
+    out = run_simulation(DATA, CONFIG, RunOptions(games=7, seed=3, detail=True), tmp_path / "run")
+    manifest = json.loads((out / "manifest.json").read_text())
+    written = sorted(path.name for path in out.iterdir() if path.name != "manifest.json")
+    assert sorted(manifest["files"]) == written == ["luna_rounds.parquet", "seats.parquet"]
+    for name, digest in manifest["files"].items():
+        assert digest == "sha256:" + hashlib.sha256((out / name).read_bytes()).hexdigest()
 
 
 def test_an_impossible_out_is_refused_before_any_game(tmp_path, monkeypatch):

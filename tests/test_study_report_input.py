@@ -103,9 +103,10 @@ def test_a_study_file_as_the_study_writes_it_reads_back(tmp_path):
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> Path:
-    """A finished study (solo-L3, vs-balanced-L3) and, beside it, a simulate run of one Luna."""
+    """A finished study (levels 3 and 4: solo-L3, vs-balanced-L3, their level-4 parts and the duels) and, beside it, a
+    simulate run of one Luna."""
     root = tmp_path_factory.mktemp("finished")
-    assert main(["study", "--name", "s", "--games", "30", "--levels", "3", "--profiles", "balanced",
+    assert main(["study", "--name", "s", "--games", "30", "--levels", "3,4", "--profiles", "balanced",
                  "--results-dir", str(root), "--engine", "reference", "--quiet"]) == 0
     assert main(["simulate", "--seats", "luna:3", "--games", "20", "--out", str(root / "run"), "--engine",
                  "reference", "--quiet"]) == 0
@@ -120,6 +121,15 @@ def finished(tmp_path_factory) -> Path:
      "holds seats [0] where its part has [0, 1]"),
     ("s/runs/vs-balanced-L3/pairs.parquet", "solo-L3/pairs.parquet", "holds seats [1] where its part has [0]"),
     ("run/seats.parquet", "solo-L3/pairs.parquet", "has no column "),
+    # bug (left by the seventh QA pass): a file of a part of the same seats passed every check, and the report gave
+    # level 4's numbers as level 3's; the part's manifest records each file's digest
+    ("s/runs/solo-L4/summary_seats.parquet", "solo-L3/summary_seats.parquet",
+     "files.summary_seats.parquet: its bytes are not those its run wrote"),
+    ("s/runs/solo-L4/summary_rounds.parquet", "solo-L3/summary_rounds.parquet",
+     "files.summary_rounds.parquet: its bytes are not those its run wrote"),
+    ("s/runs/solo-L4/pairs.parquet", "solo-L3/pairs.parquet", "files.pairs.parquet: its bytes are not those its run"),
+    ("s/runs/duel-L4-L3/summary_seats.parquet", "duel-L3-L4/summary_seats.parquet",
+     "files.summary_seats.parquet: its bytes are not those its run wrote"),
 ])
 def test_report_of_a_part_file_copied_from_elsewhere_is_one_line(finished, tmp_path, capsys, source, target, problem):
     # bug (a QA pass): another part's summary_seats.parquet ended in an IndexError traceback (summaries._labelled), a
@@ -133,3 +143,15 @@ def test_report_of_a_part_file_copied_from_elsewhere_is_one_line(finished, tmp_p
     err = capsys.readouterr().err
     assert err.startswith(f"luna-balance: {path}: {problem}") and err.count("\n") == 1, err
     assert f"; remove its part's folder {path.parent} and rerun: luna-balance study" in err
+
+
+def test_report_of_a_study_whose_parts_were_written_before_file_digests_still_reads(finished, tmp_path, capsys):
+    study = tmp_path / "s"
+    shutil.copytree(finished / "s", study)
+    for manifest_path in (study / "runs").glob("*/manifest.json"):
+        manifest = json.loads(manifest_path.read_text())
+        manifest.pop("files", None)  # as manifests were written before it
+        manifest_path.write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert main(["report", str(study)]) == 0
+    assert capsys.readouterr().err == ""

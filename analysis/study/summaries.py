@@ -36,6 +36,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analysis.run_manifest import digest_problem
 from analysis.schema import LUNA
 from analysis.study.plan import (
     PAIR_COLUMNS,
@@ -385,6 +386,7 @@ class StudySummary:
         frame = _read_part_file(path, self.plan, self.root, stored, memory_map=True).to_pandas()
         if "seat" in frame.columns:  # Luna's seats of this part, each (the pairing looks their levels up)
             _check_seats(path, self.plan, self.root, frame["seat"], set(self.seat_levels(part)), every=True)
+        _check_digest(path, self.plan, self.root)
         if WON_STORED in frame.columns:
             frame = frame.rename(columns={WON_STORED: "won"})
             frame["won"] = frame["won"].to_numpy(dtype=np.float64) / WON_SCALE
@@ -417,6 +419,19 @@ def _read_part_file(path: Path, plan: StudyPlan, root: Path, columns: Sequence[s
         raise _damaged(path, plan, root, f"cannot be read ({first})") from None
 
 
+def _check_digest(path: Path, plan: StudyPlan, root: Path) -> None:
+    """Refuse a part file that is not byte for byte the one its part's manifest records: one copied from a part of
+    the same seats (another level's, another variant's) passes every other check, and its numbers were reported
+    as this part's (:func:`analysis.run_manifest.digest_problem`). Checked after the seats, whose message says
+    more of a file from a part of other seats."""
+    try:
+        problem = digest_problem(path.parent, read_json(path.parent / MANIFEST_FILE) or {}, path.name)
+    except OSError as error:
+        raise _damaged(path, plan, root, f"cannot be read ({error.strerror or error})") from None
+    if problem is not None:
+        raise _damaged(path, plan, root, problem)
+
+
 def _check_seats(path: Path, plan: StudyPlan, root: Path, found: pd.Series, wanted: set[int], every: bool) -> None:
     """Refuse a file whose seats are not the part's (``wanted``; with ``every``, each of them): a file copied from
     another part indexed the seat labels out of bounds (an IndexError traceback) or paired games with no seat."""
@@ -433,6 +448,7 @@ def _labelled(path: Path, plan: StudyPlan, root: Path, labels: dict[str, Any],
     wanted = range(len(seats)) if path.name == SEAT_SUMMARY_FILE else \
         [index for index, seat in enumerate(seats) if seat["kind"] == LUNA]
     _check_seats(path, plan, root, frame["seat"], set(wanted), every=path.name == SEAT_SUMMARY_FILE)
+    _check_digest(path, plan, root)
     seat_index = frame["seat"].to_numpy().astype(np.int64)
     columns = {name: value for name, value in labels.items()}
     columns["seat"] = seat_index
