@@ -54,7 +54,7 @@ from sim.constants import (
 )
 from sim.moondata import MoonData
 from sim.playerdata import PlayerData, PlayerModel, Profile
-from sim.strict import Count
+from sim.strict import Count, NoFloat
 from sim.strict import Strict as _Strict
 
 COMPANY_SELECTIONS = ("most_valuable", "two_most_valuable", "second_most_valuable", "least_valuable",
@@ -181,7 +181,7 @@ class Majority(_Strict):
 
 class LunaCard(_Strict):
     id: str
-    grade: Literal[1, 2]
+    grade: Annotated[Literal[1, 2], NoFloat]
     majority: Majority
     reveal: RevealAction | None = None
     actions: list[CardAction] = Field(min_length=1)

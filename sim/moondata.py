@@ -4,12 +4,12 @@ it with Luna's data and the players'; ``sim/beltdata.py`` is the Belt side's).""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
 from sim.constants import BONUS_COLUMNS, COMPANIES, MAJORITY_TYPES
-from sim.strict import Count
+from sim.strict import Count, NoFloat
 from sim.strict import Strict as _Strict
 
 
@@ -89,12 +89,12 @@ class Tracks(_Strict):
 
 class Display(_Strict):
     note: str
-    spaces: Literal[12]
+    spaces: Annotated[Literal[12], NoFloat]
 
 
 class Research(_Strict):
     note: str
-    row_spaces: Literal[4]
+    row_spaces: Annotated[Literal[4], NoFloat]
     row_deck: Count
     special_plans: Count
     special_face_up_at_start: Count

@@ -6,7 +6,8 @@ from __future__ import annotations
 import types
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 #: The largest whole number any data or target file may give (either sign). Every value of the game is far
 #: below it, and a larger one is a typo, refused with its field's path. A game's sums of such values (scores,
@@ -16,6 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 MAX_DATA_INTEGER = 1_000_000
 #: A whole number of things (steps, resources, markers): never negative.
 Count = Annotated[int, Field(ge=0)]
+
+
+def _refuse_float(value: Any) -> Any:
+    if isinstance(value, float):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+#: For a field of fixed whole numbers (``Annotated[Literal[12], NoFloat]``): pydantic's Literal takes 12.0 for 12,
+#: even in strict mode, where every ``int`` field refuses a number that is not written whole.
+NoFloat = BeforeValidator(_refuse_float)
 
 
 def _too_large(value: Any, path: str) -> tuple[str, int] | None:

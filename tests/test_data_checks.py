@@ -203,6 +203,18 @@ def test_overlay_a_check_refuses_is_one_line_naming_the_field(overlay, problem):
     assert _problems(overlay) == [f"<overlay>: {problem}"]
 
 
+@pytest.mark.parametrize(("overlay", "problem"), [
+    ({"moon": {"display": {"spaces": 12.0}}}, "moon.display.spaces: Input should be a valid integer, not 12.0"),
+    ({"moon": {"research": {"row_spaces": 4.0}}}, "moon.research.row_spaces: Input should be a valid integer, not 4.0"),
+    ({"luna": {"cards": [{"id": "I-1", "grade": 1.0}]}},
+     "luna.cards.0.grade: Input should be a valid integer, not 1.0"),
+])
+def test_float_for_a_fixed_whole_number_is_refused(overlay, problem):
+    # a field allowing only certain whole numbers (Literal[12]) took 12.0 as 12, where every other whole-number
+    # field refuses a float (README, "Data files and overlays": "2.0 where a whole number belongs")
+    assert _problems(overlay) == [f"<overlay>: {problem}"]
+
+
 # The edge of each check, just inside it: loaded as given, and played by the reference engine on both boards with
 # every invariant checked after setup and every round (each was refused by a check moved by one).
 ACCEPTED = [
