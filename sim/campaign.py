@@ -46,6 +46,7 @@ import numpy as np
 from sim.campaigndata import CAMPAIGN_FILE, MAX_CHAPTERS, CampaignData
 from sim.config import (
     DEFAULT_START_BONUS,
+    GAME_NUMBERS,
     ConfigError,
     GameConfig,
     Seat,
@@ -179,6 +180,10 @@ class CampaignOptions:
         object.__setattr__(self, "seed", check_seed(self.seed))
         object.__setattr__(self, "chapters", check_chapters(self.chapters))
         object.__setattr__(self, "campaigns", check_count(self.campaigns, "campaigns", 1))
+        if self.campaigns > GAME_NUMBERS // MAX_CHAPTERS:  # else numpy refused the game numbers, naming no option
+            raise ConfigError(f"must be at most {GAME_NUMBERS // MAX_CHAPTERS}: the chapters of campaign i are "
+                              f"games i * {MAX_CHAPTERS} + c, numbered up to 2**63 - 1; got {self.campaigns}",
+                              "campaigns")
         if not is_level(self.start_level):
             raise ConfigError(f"must be {MIN_LEVEL}-{MAX_LEVEL}, got {self.start_level}", "start_level")
         object.__setattr__(self, "start_level", int(self.start_level))

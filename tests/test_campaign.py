@@ -394,6 +394,16 @@ def test_campaign_command_bad_input(tmp_path, capsys, extra, message):
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("campaigns", [2**57 + 1, 10**20])
+def test_campaigns_past_the_game_numbers_name_the_option(tmp_path, capsys, campaigns):
+    # numpy's "array is too big" or "Maximum allowed dimension exceeded", naming no option (a docs QA pass)
+    code, out = campaign(tmp_path, "--campaigns", str(campaigns))
+    error = capsys.readouterr().err
+    assert code == 2 and error == f"luna-balance: --campaigns: must be at most {2**57}: the chapters of campaign " \
+        f"i are games i * 64 + c, numbered up to 2**63 - 1; got {campaigns}\n"
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
 def test_campaign_command_refuses_a_foreign_directory(tmp_path, capsys):
     (tmp_path / "camp").mkdir()
     (tmp_path / "camp" / "notes.txt").write_text("mine")
