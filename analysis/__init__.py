@@ -6,6 +6,10 @@ load
     Read run directories (``seats.parquet``, ``luna_rounds.parquet``, ``manifest.json``).
 stats
     Score summaries, win rates (Wilson), level ladder, paired variant-vs-base differences.
+intervals
+    The 95 % intervals of the tables: Wilson, Newcombe (independent and paired), Student's t (``t95``).
+duels
+    The head-to-head table of two Lunas of different levels, the two seat orders pooled.
 deck
     Deck-cycle, majority-value and blocking tables from Luna's per-round records.
 style
@@ -32,6 +36,10 @@ tuning
     Tuning Luna's levels: the numbers a designer may change, the tuner, and how much each one matters.
 schema
     The analysis' names for the simulator's output columns (from :mod:`sim.columns`).
+run_manifest
+    A run's ``manifest.json`` checked as ``simulate`` checks its settings, and against the files beside it.
+folder_lock
+    One writer per output folder (``flock``), naming the process that holds it.
 
 Submodules are not imported here, so ``import analysis.stats`` does not pull in matplotlib.
 """

@@ -22,12 +22,15 @@ Layout of a study directory (see ``results/README.md``)::
     runs/<part>/                  one run directory per part: summary_*.parquet, pairs.parquet, manifest.json
                                   (seats.parquet, luna_rounds.parquet with --keep-games)
     parity/<variant/>vs-<profile>-L<L>.json   with --parity: one strength-at-parity search each
+    readings/readings.csv, settings.json      with --readings: the rule readings compared
     tables/, figures/, report.md, report.html   written by analysis.render.write_report
 
 Modules
 -------
 plan
     The parts, variants, defaults and ``study.json`` (no pandas: the command line reads it).
+options, study_file
+    The options besides the parts, checked (no pandas); ``study.json`` checked field by field when read back.
 checks
     Every part's seats and every parity profile checked against each variant's data before anything is played.
 runner
@@ -43,8 +46,10 @@ findings
 content
     The report's sections and its writing (:func:`render_study_dir`), and :func:`load_study`, which
     loads the games of a study kept with ``--keep-games`` for notebooks.
-parity_step
-    The ``--parity`` searches (resumable, local or on Dask) and their table.
+parity_step, readings_step
+    The ``--parity`` searches (resumable, local or on Dask) and their table; the ``--readings`` section.
+lock
+    One study process per study directory (:mod:`analysis.folder_lock`).
 
 The command handlers (``luna-balance study`` and ``report``) live in :mod:`sim.cli`. The names below
 are importable from ``analysis.study`` directly; those of ``runner`` and ``content`` are loaded on first
