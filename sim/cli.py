@@ -360,7 +360,7 @@ def command_report(args: argparse.Namespace) -> int:
 
     # the study's own lock: run beside a study still playing, it said "N part(s) not finished ... rerun", and
     # during the study's report step wrote a second report into the folder at the same time (a QA pass)
-    with study_lock(args.study_dir):
+    with study_lock(args.study_dir, reading=True):
         files = render_study_dir(args.study_dir)
     announce_written(files.html)
     return 0

@@ -23,6 +23,21 @@ def test_report_of_a_study_file_with_no_parts_is_one_line(tmp_path, capsys):
                                        "empty\n")
 
 
+@pytest.mark.parametrize(("make", "said"), [
+    (lambda path: (path.mkdir(), (path / "notes.txt").write_text("mine")), "not a study (no study.json): nothing to "
+                                                                          "report"),
+    (lambda path: path.write_text("a file"), "not a study directory (a file)"),
+])
+def test_report_of_a_folder_that_is_no_study_spoke_of_options_report_has_not(tmp_path, capsys, make, said):
+    # bug (a QA pass): "refusing to write into it: use another --name or --results-dir", and "cannot write a study
+    # there (File exists)": the study command's words, from the lock the two commands share
+    path = tmp_path / "mine"
+    make(path)
+    assert main(["report", str(path)]) == 2
+    assert capsys.readouterr().err == f"luna-balance: {path}: {said}\n"
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["mine"]
+
+
 def test_report_beside_a_running_study_names_it(tmp_path, capsys):
     # a QA pass: `report` on a study still playing said "N part(s) not finished ... rerun: luna-balance study", and
     # during the study's own report step wrote a second report into the folder at the same time

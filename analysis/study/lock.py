@@ -28,8 +28,9 @@ class StudyLockedError(StudyError):
 
 
 @contextmanager
-def study_lock(study_dir: str | Path) -> Iterator[None]:
-    """Hold the lock of ``study_dir`` (created if needed) for the ``with`` block.
+def study_lock(study_dir: str | Path, reading: bool = False) -> Iterator[None]:
+    """Hold the lock of ``study_dir`` (created if needed) for the ``with`` block; ``reading``: for a command that
+    only reads the study and writes its report (``report``), whose refusals then speak of reading a study.
 
     Raises
     ------
@@ -39,8 +40,10 @@ def study_lock(study_dir: str | Path) -> Iterator[None]:
         The directory cannot be created or the lock file not written there.
     """
     study_dir = Path(study_dir)
+    if reading and study_dir.exists() and not study_dir.is_dir():
+        raise StudyError(f"{study_dir}: not a study directory (a file)")
     created = [folder for folder in (study_dir, *study_dir.parents) if not folder.exists()]  # innermost first
-    _refuse_foreign(study_dir)
+    _refuse_foreign(study_dir, reading)
     try:
         with ExitStack() as held:
             try:
@@ -64,14 +67,17 @@ def study_lock(study_dir: str | Path) -> Iterator[None]:
                 break
 
 
-def _refuse_foreign(study_dir: Path) -> None:
+def _refuse_foreign(study_dir: Path, reading: bool) -> None:
     """Refuse a directory that holds something but no ``study.json``: a study writes its report, tables and
-    parts over whatever is there (a lock file and temporary files alone are a study killed before its plan)."""
+    parts over whatever is there (a lock file and temporary files alone are a study killed before its plan); a
+    report has nothing to read there (``reading``: the message says so, not a study's options it has not)."""
     try:
         foreign = study_dir.is_dir() and not (study_dir / STUDY_FILE).exists() and any(
             not is_lock_or_temporary(entry.name) for entry in study_dir.iterdir())
     except OSError:
         return  # not readable: creating the lock file says why
+    if foreign and reading:
+        raise StudyError(f"{study_dir}: not a study (no {STUDY_FILE}): nothing to report")
     if foreign:
         raise StudyError(f"{study_dir}: exists and is not a study (no {STUDY_FILE}); refusing to write into it: "
                          "use another --name or --results-dir")
