@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from analysis.render import interval_end
 from analysis.schema import SCORE_COLUMNS
 from analysis.study import load_study, read_plan
 from analysis.study.content import frame_tables
@@ -254,6 +255,27 @@ def test_findings_table_has_one_row_per_level_with_intervals():
     assert parity_sentences(parity) == [
         "Against level 4, balanced never wins half its games, even at strength 64 (0.0 % of its games): no strength "
         "at parity was found (not reached: above 64)."]
+
+
+def test_findings_interval_end_that_rounds_to_zero_keeps_its_sign():
+    # "Level 2 scores less than level 1: -1.2 points (95 % interval -2.4 to +0.0)": the end -0.03 was printed +0.0,
+    # so the sentence claimed an interval below zero and showed one reaching it; the table cell said -0.0. Such an
+    # end now shows the decimals that give its sign (never "-0.0", which a reader takes for a measured loss).
+    sentences = findings_sentences(steps((1, 50.0, 45.0, 55.0), (2, -1.2, -2.4, -0.03), (3, 1.0, -0.004, 2.0)))
+    assert "Level 2 scores less than level 1: -1.2 points (95 % interval -2.4 to -0.03)." in sentences
+    assert "The step from level 2 to 3 is not clearly positive: +1.0 points (95 % interval -0.004 to +2.0)." \
+        in sentences
+    # a point estimate that rounds to zero still reads +0.0, in the sentences and the table alike
+    scores = pd.DataFrame({"level": [0, 1], "mean": [1.0, 1.0], "low": [0.0, 0.0], "high": [2.0, 2.0]})
+    no_rates = pd.DataFrame(columns=["opponent", "level", "win_rate", "ci_low", "ci_high"])
+    near_zero = steps((1, -0.04, -1.0, 0.9))
+    assert findings_table(scores, near_zero, no_rates)["step from level below"].tolist() == [
+        "", "+0.0 (-1.0 to +0.9)"]
+    assert "The step from level 0 to 1 is not clearly positive: +0.0 points (95 % interval -1.0 to +0.9)." \
+        in findings_sentences(near_zero)
+    assert findings_table(scores, steps((1, -1.2, -2.4, -0.03)), no_rates)["step from level below"].tolist() == [
+        "", "-1.2 (-2.4 to -0.03)"]
+    assert [interval_end(value, 1) for value in (0.0, 0.04, 1e-9, float("nan"))] == ["+0.0", "+0.04", "+0.0", "+nan"]
 
 
 def test_report_of_parts_without_summaries_is_a_one_line_error(kept, tmp_path, capsys):

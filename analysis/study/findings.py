@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis.intervals import difference_interval
 from analysis.parity import strength_decimals
-from analysis.render import signed
+from analysis.render import interval_end, signed
 from analysis.schema import BASE_VARIANT, LUNA, SCORE_TOTAL, SCRIPTED
 from analysis.study import summary_tables as st
 from analysis.study.plan import PARITY_TOLERANCE
@@ -61,9 +61,12 @@ def opponent_win_rates(summary: StudySummary) -> pd.DataFrame:
 
 
 def _interval(value: float, low: float, high: float, digits: int = 1, sign: str = "") -> str:
+    # a signed step as the sentences give it: +0.0 for a value that rounds to zero, each end with the sign it has
     if pd.isna(low) or pd.isna(high):  # one game: "+3.0 (+nan to +nan)" read like a broken table
-        return f"{value:{sign}.{digits}f} (no interval)"
-    return f"{value:{sign}.{digits}f} ({low:{sign}.{digits}f} to {high:{sign}.{digits}f})"
+        return f"{signed(value, digits) if sign else f'{value:.{digits}f}'} (no interval)"
+    if sign:
+        return f"{signed(value, digits)} ({interval_end(low, digits)} to {interval_end(high, digits)})"
+    return f"{value:.{digits}f} ({low:.{digits}f} to {high:.{digits}f})"
 
 
 def findings_table(scores: pd.DataFrame, steps: pd.DataFrame, win_rates: pd.DataFrame,
@@ -161,7 +164,7 @@ def findings_sentences(steps: pd.DataFrame, win_rates: pd.DataFrame | None = Non
     flagged = False
     for step in ordered.itertuples(index=False):
         interval = (f"{signed(step.diff, 1)} points "
-                    f"(95 % interval {signed(step.diff_low, 1)} to {signed(step.diff_high, 1)})")
+                    f"(95 % interval {interval_end(step.diff_low, 1)} to {interval_end(step.diff_high, 1)})")
         if pd.isna(step.diff_low) or pd.isna(step.diff_high):
             # One game per level has no interval, and a NaN compares false both ways: such a step was counted
             # among those "with a 95 % interval clear of zero", even a negative one.
