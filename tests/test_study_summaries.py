@@ -257,6 +257,19 @@ def test_findings_table_has_one_row_per_level_with_intervals():
         "at parity was found (not reached: above 64)."]
 
 
+def test_findings_step_from_a_level_that_is_not_the_next_lower_names_that_level():
+    # a study of levels 3 and 5 showed level 5's "step from level below" as +38.4: the step 3→5, read as 4→5
+    # (+25.0 in the same games) by anyone who did not check which levels the study played (a QA pass, 2026-11-28)
+    scores = pd.DataFrame({"level": [3, 5], "mean": [363.0, 401.3], "low": [362.2, 400.6], "high": [363.8, 402.1]})
+    gap = pd.DataFrame([{"level": 5, "level_below": 3, "diff": 38.4, "diff_low": 37.5, "diff_high": 39.2}])
+    no_rates = pd.DataFrame(columns=["opponent", "level", "win_rate", "ci_low", "ci_high"])
+    table = findings_table(scores, gap, no_rates)
+    assert table["step from level below"].tolist() == ["", "+38.4 (+37.5 to +39.2) from level 3"]
+    # the next lower level keeps the plain cell
+    assert findings_table(scores.assign(level=[4, 5]), steps((5, 24.4, 14.0, 34.7)), no_rates)[
+        "step from level below"].tolist() == ["", "+24.4 (+14.0 to +34.7)"]
+
+
 def test_findings_interval_end_that_rounds_to_zero_keeps_its_sign():
     # "Level 2 scores less than level 1: -1.2 points (95 % interval -2.4 to +0.0)": the end -0.03 was printed +0.0,
     # so the sentence claimed an interval below zero and showed one reaching it; the table cell said -0.0. Such an

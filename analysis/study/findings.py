@@ -69,6 +69,14 @@ def _interval(value: float, low: float, high: float, digits: int = 1, sign: str 
     return f"{value:.{digits}f} ({low:.{digits}f} to {high:.{digits}f})"
 
 
+def _step_cell(step: pd.Series, level: int) -> str:
+    """The step with its interval; from a level other than the next lower one (a study of levels 3 and 5), that
+    level is named: the cell is in the row of ``level`` under "step from level below", read as from ``level - 1``."""
+    cell = _interval(*step[["diff", "diff_low", "diff_high"]], sign="+")
+    below = step.get("level_below")
+    return cell if below is None or pd.isna(below) or int(below) == level - 1 else f"{cell} from level {int(below)}"
+
+
 def findings_table(scores: pd.DataFrame, steps: pd.DataFrame, win_rates: pd.DataFrame,
                    parity: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per level, every cell a value with its 95 % interval, for reading rather than computing.
@@ -78,7 +86,8 @@ def findings_table(scores: pd.DataFrame, steps: pd.DataFrame, win_rates: pd.Data
     scores
         ``level, mean, low, high``: Luna's mean score alone.
     steps
-        ``level, diff, diff_low, diff_high``: the step from the level below.
+        ``level, level_below, diff, diff_low, diff_high``: the step from the level below in the study, named in
+        the cell when it is not ``level - 1``.
     win_rates
         ``opponent, level, win_rate, ci_low, ci_high``: each opponent's win rate against her.
     parity
@@ -96,9 +105,8 @@ def findings_table(scores: pd.DataFrame, steps: pd.DataFrame, win_rates: pd.Data
     table["Luna alone: mean score"] = [_interval(*by_level.loc[level, ["mean", "low", "high"]])
                                        for level in table["level"]]
     step_by_level = steps.set_index("level")
-    table["step from level below"] = [
-        _interval(*step_by_level.loc[level, ["diff", "diff_low", "diff_high"]], sign="+")
-        if level in step_by_level.index else "" for level in table["level"]]
+    table["step from level below"] = [_step_cell(step_by_level.loc[level], level) if level in step_by_level.index
+                                      else "" for level in table["level"]]
     for opponent, rows in win_rates.groupby("opponent", sort=True):
         rates = rows.set_index("level")
         table[f"{opponent} wins %"] = [
