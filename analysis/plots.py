@@ -10,6 +10,7 @@ from __future__ import annotations
 import matplotlib as mpl
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
@@ -154,6 +155,20 @@ def plot_category_breakdown(summary: pd.DataFrame, x: str = "level") -> Figure:
     return figure
 
 
+def _step_ticks(ax: Axes, ladder: pd.DataFrame) -> None:
+    """Ticks at the levels, each labelled ``3→5`` when its step is from a level other than the next lower one: the
+    axis says "compared with the level below", which a reader takes for ``level - 1`` (a study of levels 3 and 5)."""
+    level_ticks(ax, ladder["level"])
+    if "level_below" not in ladder.columns:
+        return
+    labels = []
+    for level in ax.get_xticks():
+        below = sorted({int(value) for value in ladder.loc[ladder["level"] == level, "level_below"]})
+        labels.append(str(int(level)) if below == [int(level) - 1] else
+                      f"{'/'.join(str(value) for value in below)}→{int(level)}")
+    ax.set_xticks(ax.get_xticks(), labels=labels)
+
+
 @styled
 def plot_level_ladder(ladder: pd.DataFrame, hue: str | None = None) -> Figure:
     """Step from each level to the one below, with 95 % intervals.
@@ -178,7 +193,7 @@ def plot_level_ladder(ladder: pd.DataFrame, hue: str | None = None) -> Figure:
     score_ax = axes[0, 0]
     hue_values = sorted(ladder[hue].unique()) if hue else None
     errorbar_series(score_ax, ladder, "level", "diff", "diff_low", "diff_high", hue, hue_values=hue_values)
-    level_ticks(score_ax, ladder["level"])
+    _step_ticks(score_ax, ladder)
     score_ax.axhline(0.0, color="0.4", linewidth=0.8)
     score_ax.set_xlabel("Level (compared with the level below)")
     score_ax.set_ylabel(f"Change in mean total score ({POINTS})")
@@ -190,7 +205,7 @@ def plot_level_ladder(ladder: pd.DataFrame, hue: str | None = None) -> Figure:
         errorbar_series(
             win_ax, wins, "level", "win_diff", "win_diff_low", "win_diff_high", hue, scale=100.0, hue_values=hue_values
         )
-        level_ticks(win_ax, wins["level"])
+        _step_ticks(win_ax, wins)
         win_ax.axhline(0.0, color="0.4", linewidth=0.8)
         win_ax.set_xlabel("Level (compared with the level below)")
         win_ax.set_ylabel("Change in Luna's win rate (percentage points)")

@@ -100,6 +100,19 @@ def test_level_ladder_with_and_without_win_rates(small_study):
         plots.plot_level_ladder(ladder)  # several rows per level without a hue
 
 
+def test_level_ladder_ticks_name_a_level_below_that_is_not_the_next_lower(small_study):
+    # a study of levels 0 and 8 drew its one step at a tick "8" over "Level (compared with the level below)": the
+    # step 0→8 (+289 points), read as 7→8 (a QA pass, 2026-11-28)
+    solo = _solo(small_study)
+    gap = stats.level_ladder(solo[solo["level"] != 3])
+    assert gap[["level", "level_below"]].values.tolist() == [[4, 2]]
+    (ax,) = _drawn(plots.plot_level_ladder(gap)).axes
+    assert [label.get_text() for label in ax.get_xticklabels()] == ["2→4"]
+    # consecutive levels keep their plain ticks
+    (ax,) = _drawn(plots.plot_level_ladder(stats.level_ladder(solo))).axes
+    assert [label.get_text() for label in ax.get_xticklabels()] == ["3", "4"]
+
+
 def test_reshuffle_timing(small_study):
     table = deck.reshuffles_by_round(small_study.rounds[small_study.rounds["opponents"] == ""])
     figure = _drawn(plots.plot_reshuffle_timing(table))
