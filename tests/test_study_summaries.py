@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 from analysis.render import interval_end
 from analysis.schema import SCORE_COLUMNS
 from analysis.study import load_study, read_plan
-from analysis.study.content import frame_tables
+from analysis.study.content import findings_section, frame_tables
 from analysis.study.findings import findings_sentences, findings_table, parity_sentences
 from analysis.study.plan import StudyError, rerun_command
 from analysis.study.summaries import (
@@ -289,6 +289,15 @@ def test_findings_interval_end_that_rounds_to_zero_keeps_its_sign():
     assert findings_table(scores, steps((1, -1.2, -2.4, -0.03)), no_rates)["step from level below"].tolist() == [
         "", "-1.2 (-2.4 to -0.03)"]
     assert [interval_end(value, 1) for value in (0.0, 0.04, 1e-9, float("nan"))] == ["+0.0", "+0.04", "+0.0", "+nan"]
+
+
+def test_findings_of_a_study_with_variants_say_they_are_the_base_s(kept):
+    # a study with --variant opened on a Findings table of the base parts alone, under an introduction saying "the
+    # tables hold every group": its mean scores and win rates read as pooled over the variants (a QA pass, 2026-11-28)
+    report = (kept / "report.md").read_text()
+    findings = report[report.index("## Findings"):report.index("### Findings")]
+    assert "base variant only" in findings and "Variants against base" in findings
+    assert "base variant only" not in findings_section([]).text  # a study without variants has only the base
 
 
 def test_report_of_parts_without_summaries_is_a_one_line_error(kept, tmp_path, capsys):

@@ -154,11 +154,23 @@ RUNS_APPENDIX = Section("runs", "Appendix: run directories", "The run directory 
                         ("runs",))
 
 
-def findings_section(sentences: list[str]) -> Section:
-    """The first section: the per-level answers and what stands out, in one screen."""
+def findings_section(sentences: list[str], variants: Sequence[str] = ()) -> Section:
+    """The first section: the per-level answers and what stands out, in one screen.
+
+    Parameters
+    ----------
+    sentences
+        What stands out (:func:`analysis.study.findings.study_findings`).
+    variants
+        The study's variant names: with any, the section says that it shows the base variant only, since the
+        introduction says the tables hold every group.
+    """
     text = ("Per level: Luna's mean score alone, the step from the level below (mean per-game difference over the"
             " same games, 95 % interval), each scripted opponent's win rate against her (Wilson 95 %) and, where"
             " the study computed it, the strength at parity. ")
+    if variants:
+        text += ("These are the base variant only; the variants are compared with it under \"Variants against"
+                 " base\". ")
     return Section(FINDINGS_SECTION, "Findings", text + " ".join(sentences), ("findings",))
 
 
@@ -211,7 +223,7 @@ def study_content(summary: StudySummary) -> tuple[dict[str, pd.DataFrame], dict[
                               "95 % intervals")
             variant_items.append(name)
         variant_items.append("variant_differences")
-    sections = [findings_section(sentences)]
+    sections = [findings_section(sentences, [variant.name for variant in plan.variants])]
     for section in report.DEFAULT_SECTIONS:
         if section.id == RUNS_APPENDIX.id:
             continue
