@@ -27,7 +27,7 @@ from matplotlib.figure import Figure
 
 from analysis.intervals import paired_difference
 from analysis.plotting import new_figure, series_colors, styled
-from analysis.render import Section, signed, write_report
+from analysis.render import Section, interval_end, signed, write_report
 from sim.columns import Chunk
 from sim.config import DEFAULT_BOARD, DEFAULT_START_BONUS, GameConfig, Seat, check_games, parse_seats
 from sim.constants import MAJORITY_TYPES, ROUNDS, RULE_SWITCHES
@@ -144,7 +144,7 @@ def games_to_play(data: GameData, levels: Sequence[int], games: int) -> int:
 def summary_table(table: pd.DataFrame) -> pd.DataFrame:
     """Reading x level: the total score's difference and interval as ``+1.23 (0.45 to 2.01)`` (a reader's view)."""
     score = table[table["metric"] == "score_total"]
-    cells = score.assign(cell=[f"{signed(d, 2)} ({signed(lo, 2)} to {signed(hi, 2)})" if sd > 0
+    cells = score.assign(cell=[f"{signed(d, 2)} ({interval_end(lo, 2)} to {interval_end(hi, 2)})" if sd > 0
                                else f"{signed(d, 2)} (none)"
                                for d, lo, hi, sd in zip(score["diff"], score["ci_low"], score["ci_high"], score["sd"],
                                                         strict=True)])

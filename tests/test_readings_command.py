@@ -66,12 +66,13 @@ def _config(seats: str):
     return GameConfig(seats=parse_seats(seats), rounds=7, start_bonus="random")
 
 
-def test_a_bound_that_rounds_to_zero_is_shown_unsigned_zero():
-    """Regression: an interval bound of -0.004 showed as "-0.00", which a reader takes for a loss."""
+def test_a_bound_that_rounds_to_zero_keeps_its_sign():
+    """Regression: an interval bound of -0.004 showed as "-0.00", which a reader takes for a loss; then as "+0.00",
+    on the side of zero it is not, beside a finding that says whether the interval excludes 0 (a QA pass)."""
     row = {column: 0.0 for column in COLUMNS} | {"reading": "r", "switch": "s", "level": 1, "metric": "score_total",
                                                  "round": 0, "n": 10, "diff": 1.5, "sd": 2.0, "ci_low": -0.004,
                                                  "ci_high": 3.0}
-    assert summary_table(pd.DataFrame([row], columns=COLUMNS))["L1"].tolist() == ["+1.50 (+0.00 to +3.00)"]
+    assert summary_table(pd.DataFrame([row], columns=COLUMNS))["L1"].tolist() == ["+1.50 (-0.004 to +3.00)"]
 
 
 def test_a_finding_names_the_size_and_the_sign_of_the_largest_change():

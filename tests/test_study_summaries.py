@@ -226,7 +226,7 @@ def test_findings_say_when_every_step_is_clear_and_name_close_win_rates():
     # tank's 1 and 2 are close too, but only balanced is compared
     # two steps at 95 % each: the chance of a false one is said (a QA pass: 21 % of null ladders of eight showed one)
     assert ("Each step's interval is 95 % on its own: across 2 steps, one may exclude zero by chance though no level "
-            "differs (up to 10% of the time, were the steps independent).") in sentences
+            "differs (up to 10 % of the time, were the steps independent).") in sentences
 
 
 def test_findings_of_one_level_say_there_is_no_step():

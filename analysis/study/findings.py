@@ -190,9 +190,10 @@ def findings_sentences(steps: pd.DataFrame, win_rates: pd.DataFrame | None = Non
         sentences.append("Every level scores more than the one below, each step with a 95 % interval clear of zero.")
     if len(ordered) >= 2:
         # a QA pass: on ladders of eight steps of no true difference, 21 % showed one "scores less" (500 games a level)
+        chance = 100 * (1 - 0.95 ** len(ordered))
         sentences.append(f"Each step's interval is 95 % on its own: across {len(ordered)} steps, one may exclude zero "
-                         f"by chance though no level differs (up to {1 - 0.95 ** len(ordered):.0%} of the time, "
-                         "were the steps independent).")
+                         f"by chance though no level differs (up to {chance:.0f} % of the time, were the steps "
+                         "independent).")
     if not len(ordered):
         sentences.append("With one level there is no step from a level below to compare.")
     if len(ordered) >= 2:
