@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import pandas as pd
 from pandas.api.typing import DataFrameGroupBy
@@ -138,3 +139,33 @@ def stack(frame: pd.DataFrame) -> pd.Series:
     if _PANDAS_MAJOR >= 3:
         return frame.stack()
     return frame.stack(future_stack=True)
+
+
+def label_key(value: Any) -> tuple[Any, ...]:
+    """Sort key of a series or group value: numbers as they are; a seats label (``balanced@0.8``,
+    ``balanced,tank@1.2``) by each seat's profile, then its strength as a number (a seat without ``@`` plays at
+    strength 1). Text order put ``balanced`` (1) before ``balanced@0.8``, and ``balanced@10`` before ``balanced@2``
+    (a QA pass of the report)."""
+    if not isinstance(value, str):
+        return (0, value)
+    seats = []
+    for seat in value.split(","):
+        name, at, strength = seat.partition("@")
+        try:
+            number = float(strength) if at else 1.0
+        except ValueError:  # not a strength: after the numbers, as text
+            number = float("inf")
+        seats.append((name, number, strength))
+    return (1, tuple(seats))
+
+
+def in_label_order(table: pd.DataFrame, column: str = "opponents") -> pd.DataFrame:
+    """``table`` with its rows of each ``column`` label in :func:`label_key` order, within each run of equal values
+    of the columns before it (kept in the order they come); rows of one label keep their order."""
+    if column not in table.columns or len(table) < 2:
+        return table
+    before = list(table.columns[:list(table.columns).index(column)])
+    keys = {f"_before{i}": pd.factorize(table[name])[0] for i, name in enumerate(before)}
+    ranks = {value: rank for rank, value in enumerate(sorted(pd.unique(table[column]), key=label_key))}
+    ordered = table.assign(**keys, _label_rank=table[column].map(ranks).to_numpy())
+    return ordered.sort_values([*keys, "_label_rank"], kind="stable").drop(columns=[*keys, "_label_rank"])

@@ -16,6 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis import deck, plots, stats
+from analysis._frames import in_label_order
 from analysis.drawing import drawing_helper, figure_bytes  # noqa: F401  (figure_bytes re-exported, as below)
 from analysis.duels import head_to_head
 from analysis.folder_lock import FolderHeldError, folder_lock
@@ -231,7 +232,7 @@ def report_tables(data: RunData) -> dict[str, pd.DataFrame]:
     duels = head_to_head(data)  # the two-Luna runs without_mixed_duels keeps out of the ladder and win rates
     if not duels.empty:
         tables["head_to_head"] = duels
-    return tables
+    return {name: in_label_order(table) for name, table in tables.items()}
 
 
 def without_mixed_duels(seats: pd.DataFrame) -> pd.DataFrame:

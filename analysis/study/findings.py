@@ -13,6 +13,7 @@ from itertools import pairwise
 
 import pandas as pd
 
+from analysis._frames import label_key
 from analysis.intervals import difference_interval
 from analysis.parity import strength_decimals
 from analysis.render import interval_end, signed
@@ -107,8 +108,8 @@ def findings_table(scores: pd.DataFrame, steps: pd.DataFrame, win_rates: pd.Data
     step_by_level = steps.set_index("level")
     table["step from level below"] = [_step_cell(step_by_level.loc[level], level) if level in step_by_level.index
                                       else "" for level in table["level"]]
-    for opponent, rows in win_rates.groupby("opponent", sort=True):
-        rates = rows.set_index("level")
+    for opponent in sorted(pd.unique(win_rates["opponent"]), key=label_key):  # balanced@0.8 before balanced (1)
+        rates = win_rates[win_rates["opponent"] == opponent].set_index("level")
         table[f"{opponent} wins %"] = [
             _interval(*(100 * rates.loc[level, ["win_rate", "ci_low", "ci_high"]])) if level in rates.index else ""
             for level in table["level"]]

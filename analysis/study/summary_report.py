@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 import pandas as pd
 from matplotlib.figure import Figure
 
+from analysis._frames import in_label_order
 from analysis.duels import DuelRun, duel_run, duel_table
 from analysis.report import figure_slice, interaction_keys, standard_figures, varying_keys, without_mixed_duels
 from analysis.schema import BASE_VARIANT, LUNA, SCORE_COLUMNS, SCORE_TOTAL
@@ -147,7 +148,7 @@ def study_tables(summary: StudySummary) -> dict[str, pd.DataFrame]:
         tables["head_to_head"] = duels
     if summary.plan.variants:
         tables["variant_overview"] = variant_overview(summary, paired)
-    return tables
+    return {name: in_label_order(table) for name, table in tables.items()}
 
 
 def base_figures(summary: StudySummary) -> dict[str, Figure]:
