@@ -168,4 +168,7 @@ def in_label_order(table: pd.DataFrame, column: str = "opponents") -> pd.DataFra
     keys = {f"_before{i}": pd.factorize(table[name])[0] for i, name in enumerate(before)}
     ranks = {value: rank for rank, value in enumerate(sorted(pd.unique(table[column]), key=label_key))}
     ordered = table.assign(**keys, _label_rank=table[column].map(ranks).to_numpy())
-    return ordered.sort_values([*keys, "_label_rank"], kind="stable").drop(columns=[*keys, "_label_rank"])
+    # a fresh 0..n-1 index for a table that had one (a notebook may read the tables by position)
+    fresh = isinstance(table.index, pd.RangeIndex)
+    return ordered.sort_values([*keys, "_label_rank"], kind="stable", ignore_index=fresh).drop(
+        columns=[*keys, "_label_rank"])

@@ -31,6 +31,7 @@ def test_rows_of_a_table_follow_the_label_order_within_the_columns_before_it():
     assert ordered[["variant", "opponents", "level"]].values.tolist() == [
         ["base", "balanced@0.8", 4], ["base", "balanced@0.8", 5], ["base", "balanced", 4], ["base", "balanced", 5],
         ["big", "balanced", 4], ["big", "balanced@2", 4]]
+    assert list(ordered.index) == list(range(6))  # a table of positions keeps positions
     no_labels = table.drop(columns="opponents")
     assert in_label_order(no_labels) is no_labels  # a table without the column is left as it is
 
