@@ -159,6 +159,12 @@ def label_key(value: Any) -> tuple[Any, ...]:
     return (1, tuple(seats))
 
 
+def labels_in_order(values: Iterable[Any]) -> list[Any]:
+    """The distinct ``values`` (a column, group keys), each once, in :func:`label_key` order: the one order of series,
+    legends, columns and rows the reports give their labels in."""
+    return sorted(dict.fromkeys(values), key=label_key)
+
+
 def in_label_order(table: pd.DataFrame, column: str = "opponents") -> pd.DataFrame:
     """``table`` with its rows of each ``column`` label in :func:`label_key` order, within each run of equal values
     of the columns before it (kept in the order they come); rows of one label keep their order."""
@@ -166,7 +172,7 @@ def in_label_order(table: pd.DataFrame, column: str = "opponents") -> pd.DataFra
         return table
     before = list(table.columns[:list(table.columns).index(column)])
     keys = {f"_before{i}": pd.factorize(table[name])[0] for i, name in enumerate(before)}
-    ranks = {value: rank for rank, value in enumerate(sorted(pd.unique(table[column]), key=label_key))}
+    ranks = {value: rank for rank, value in enumerate(labels_in_order(table[column]))}
     ordered = table.assign(**keys, _label_rank=table[column].map(ranks).to_numpy())
     # a fresh 0..n-1 index for a table that had one (a notebook may read the tables by position)
     fresh = isinstance(table.index, pd.RangeIndex)

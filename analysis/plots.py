@@ -14,7 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from analysis._frames import label_key, require_columns, select_kind
+from analysis._frames import labels_in_order, require_columns, select_kind
 from analysis.intervals import difference_interval
 from analysis.plotting import (
     METRIC_LABELS,
@@ -90,7 +90,7 @@ def plot_score_ecdf(
     require_columns(data, [metric, hue, *([weight] if weight else [])], "plot_score_ecdf")
     figure, axes = new_figure()
     ax = axes[0, 0]
-    values = sorted(data[hue].unique(), key=label_key)
+    values = labels_in_order(data[hue])
     colors = series_colors(hue, values)
     for value in values:
         # One step per distinct score, not per game: millions of games stay a few hundred vertices.
@@ -191,7 +191,7 @@ def plot_level_ladder(ladder: pd.DataFrame, hue: str | None = None) -> Figure:
     with_wins = ladder["win_diff"].notna().any()
     figure, axes = new_figure(1, 2 if with_wins else 1, width=10.0 if with_wins else 7.0)
     score_ax = axes[0, 0]
-    hue_values = sorted(ladder[hue].unique(), key=label_key) if hue else None
+    hue_values = labels_in_order(ladder[hue]) if hue else None
     errorbar_series(score_ax, ladder, "level", "diff", "diff_low", "diff_high", hue, hue_values=hue_values)
     _step_ticks(score_ax, ladder)
     score_ax.axhline(0.0, color="0.4", linewidth=0.8)
@@ -386,7 +386,7 @@ def plot_blocking_curves(blocking: pd.DataFrame, hue: str = "round") -> Figure:
     require_columns(blocking, ["majority", hue, "total", "p_blocked"], "plot_blocking_curves")
     ensure_unique(blocking, ["majority", hue, "total"], "plot_blocking_curves")
     figure, panels, legend_cell = panel_grid(len(MAJORITY_TYPES))
-    values = sorted(blocking[hue].unique(), key=label_key)
+    values = labels_in_order(blocking[hue])
     if hue == "round":
         cmap = mpl.colormaps["plasma"]
         colors = {value: cmap(0.85 * index / max(len(values) - 1, 1)) for index, value in enumerate(values)}

@@ -22,7 +22,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from analysis._frames import label_key
+from analysis._frames import labels_in_order
 from analysis.schema import CATEGORIES, SCORE_TOTAL
 from analysis.style import STYLE, plot_style
 from sim.constants import MAX_LEVEL, MIN_LEVEL
@@ -91,7 +91,7 @@ def series_colors(hue: str, values: Sequence[Any]) -> dict[Any, Any]:
     if hue == "level":
         return {value: level_color(int(value)) for value in values}
     palette = mpl.colormaps["tab10"]
-    others = sorted((value for value in dict.fromkeys(values) if value != ""), key=label_key)
+    others = [value for value in labels_in_order(values) if value != ""]
     colors = {value: palette(index % 10) for index, value in enumerate(others)}
     return {value: ALONE_COLOR if value == "" else colors[value] for value in values}
 
@@ -155,8 +155,8 @@ def errorbar_series(
         offsets = {None: 0.0}
     else:
         grouped = dict(list(table.groupby(hue, sort=False, observed=True)))
-        groups = {value: grouped[value] for value in sorted(grouped, key=label_key)}  # the legend's order
-        values = sorted(table[hue].unique(), key=label_key) if hue_values is None else list(hue_values)
+        groups = {value: grouped[value] for value in labels_in_order(grouped)}  # the legend's order
+        values = labels_in_order(table[hue]) if hue_values is None else list(hue_values)
         colors = series_colors(hue, values)
         offsets = dict(zip(values, series_offsets(len(values)), strict=True))
     for value, rows in groups.items():

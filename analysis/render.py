@@ -215,12 +215,12 @@ def interval_end(value: float, digits: int) -> str:
     """An interval's end with its sign and ``digits`` decimals, or the few more that show its sign when it rounds to
     zero (``-0.03``): whether an interval reaches zero is what a reader checks, so its end is never shown as the
     ``+0.0`` of :func:`signed` (under "scores less", "-2.4 to +0.0" reached the zero it was said to exclude)."""
-    text = f"{value:+.{digits}f}"
-    for more in range(digits + 1, digits + 7):
-        if not math.isfinite(value) or value == 0 or float(text) != 0:
-            break
-        text = f"{value:+.{more}f}"
-    return signed(value, digits) if float(text) == 0 else text
+    if math.isfinite(value) and value != 0:
+        for decimals in range(digits, digits + 7):
+            text = f"{value:+.{decimals}f}"
+            if float(text) != 0:
+                return text
+    return signed(value, digits)
 
 
 def _is_numeric(series: pd.Series) -> bool:

@@ -13,7 +13,7 @@ from itertools import pairwise
 
 import pandas as pd
 
-from analysis._frames import label_key
+from analysis._frames import labels_in_order
 from analysis.intervals import difference_interval
 from analysis.parity import strength_decimals
 from analysis.render import interval_end, signed
@@ -63,11 +63,11 @@ def opponent_win_rates(summary: StudySummary) -> pd.DataFrame:
 
 def _interval(value: float, low: float, high: float, digits: int = 1, sign: str = "") -> str:
     # a signed step as the sentences give it: +0.0 for a value that rounds to zero, each end with the sign it has
+    shown = signed(value, digits) if sign else f"{value:.{digits}f}"
     if pd.isna(low) or pd.isna(high):  # one game: "+3.0 (+nan to +nan)" read like a broken table
-        return f"{signed(value, digits) if sign else f'{value:.{digits}f}'} (no interval)"
-    if sign:
-        return f"{signed(value, digits)} ({interval_end(low, digits)} to {interval_end(high, digits)})"
-    return f"{value:.{digits}f} ({low:.{digits}f} to {high:.{digits}f})"
+        return f"{shown} (no interval)"
+    ends = [interval_end(end, digits) if sign else f"{end:.{digits}f}" for end in (low, high)]
+    return f"{shown} ({ends[0]} to {ends[1]})"
 
 
 def _step_cell(step: pd.Series, level: int) -> str:
@@ -108,7 +108,7 @@ def findings_table(scores: pd.DataFrame, steps: pd.DataFrame, win_rates: pd.Data
     step_by_level = steps.set_index("level")
     table["step from level below"] = [_step_cell(step_by_level.loc[level], level) if level in step_by_level.index
                                       else "" for level in table["level"]]
-    for opponent in sorted(pd.unique(win_rates["opponent"]), key=label_key):  # balanced@0.8 before balanced (1)
+    for opponent in labels_in_order(win_rates["opponent"]):  # balanced@0.8 before balanced (1)
         rates = win_rates[win_rates["opponent"] == opponent].set_index("level")
         table[f"{opponent} wins %"] = [
             _interval(*(100 * rates.loc[level, ["win_rate", "ci_low", "ci_high"]])) if level in rates.index else ""
