@@ -31,7 +31,7 @@ from analysis.render import Section, interval_end, signed, write_report
 from sim.columns import Chunk
 from sim.config import DEFAULT_BOARD, DEFAULT_START_BONUS, GameConfig, Seat, check_games, parse_seats
 from sim.constants import MAJORITY_TYPES, ROUNDS, RULE_SWITCHES
-from sim.engines import engine_function
+from sim.engines import DEFAULT_ENGINE, engine_function
 from sim.gamedata import GameData
 from sim.outputs import MANIFEST_FILE, READINGS_FILE
 from sim.run import output_directory, package_versions
@@ -87,7 +87,7 @@ def _difference_rows(base: dict[str, np.ndarray], variant: dict[str, np.ndarray]
 
 
 def compare_readings(data: GameData, levels: Sequence[int], games: int, seed: int, opponents: Sequence[Seat] = (),
-                     engine: str = "numba", rounds: int = ROUNDS, start_bonus: str = DEFAULT_START_BONUS,
+                     engine: str = DEFAULT_ENGINE, rounds: int = ROUNDS, start_bonus: str = DEFAULT_START_BONUS,
                      progress: Callable[[int], None] | None = None, board: str = DEFAULT_BOARD) -> pd.DataFrame:
     """Per level and reading compared, the paired differences (reading minus readings in force).
 
@@ -235,7 +235,7 @@ def write_readings_files(table: pd.DataFrame, folder: Path, title: str, settings
 
 
 def run_readings_dir(data: GameData, levels: Sequence[int], games: int, seed: int, out: str | Path,
-                     opponents: Sequence[Seat] = (), engine: str = "numba", rounds: int = ROUNDS,
+                     opponents: Sequence[Seat] = (), engine: str = DEFAULT_ENGINE, rounds: int = ROUNDS,
                      start_bonus: str = DEFAULT_START_BONUS, overlay: str | None = None,
                      progress: Callable[[int], None] | None = None, board: str = DEFAULT_BOARD) -> Path:
     """Compare the readings and write ``out`` atomically (built beside it, moved into place when complete).

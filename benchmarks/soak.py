@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from sim.config import GameConfig, parse_seats
 from sim.constants import BOARDS, DEFAULT_BOARD, LEVELS, ROUNDS, SINGULARITY_ROUNDS, builtin_profiles
-from sim.engines import ENGINES, engine_function
+from sim.engines import DEFAULT_ENGINE, ENGINES, engine_function
 from sim.gamedata import GameData, load_game_data
 from sim.run import default_chunk_size
 from sim.violation import InvariantError
@@ -93,7 +93,7 @@ class SoakResult:
     seconds: float
 
 
-def run_soak(data: GameData, games: int, seed: int, engine: str = "numba", chunk_size: int | None = None,
+def run_soak(data: GameData, games: int, seed: int, engine: str = DEFAULT_ENGINE, chunk_size: int | None = None,
              mixes: Sequence[Mix] | None = None, progress: Callable[[int, int, Mix, int], None] | None = None,
              ) -> SoakResult:
     """Play ``games`` games over ``mixes`` (default :func:`soak_mixes`) with every invariant checked.
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.soak", description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1_000_000, help="games in all (default %(default)s)")
     parser.add_argument("--seed", type=int, default=1, help="run seed (default %(default)s)")
-    parser.add_argument("--engine", default="numba", choices=ENGINES, help="default %(default)s")
+    parser.add_argument("--engine", default=DEFAULT_ENGINE, choices=ENGINES, help="default %(default)s")
     parser.add_argument("--chunk-size", type=int, default=None,
                         help="games per engine call (default: chosen from memory, as simulate does)")
     parser.add_argument("--progress-seconds", type=float, default=30.0,

@@ -54,7 +54,7 @@ from sim.constants import (
     SINGULARITY_ROUNDS,
     START_BONUS_CHOICES,
 )
-from sim.engines import ENGINES, set_compile_notice
+from sim.engines import DEFAULT_ENGINE, ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
 from sim.progress import progress_bar
 from sim.shutdown import EXIT_ENGINE, EXIT_USAGE, EXIT_WORKER_DIED
@@ -86,8 +86,8 @@ def _add_table_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_engine_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--engine", default="numba", choices=ENGINES,
-                        help="numba (default, fast) or reference (readable); both give identical numbers")
+    parser.add_argument("--engine", default=DEFAULT_ENGINE, choices=ENGINES,
+                        help="numba (fast) or reference (readable); both give identical numbers (default %(default)s)")
 
 
 # --quiet on a command that plays games: it also silences the first compile's notice (main: set_compile_notice).

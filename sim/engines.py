@@ -231,6 +231,7 @@ _REGISTRY: dict[str, Engine] = {
     "numba": Engine(load=_load_numba, load_listed=_load_numba_listed, problems=_numba_problems),
 }
 ENGINES: tuple[str, ...] = tuple(_REGISTRY)  # the names --engine accepts
+DEFAULT_ENGINE = "numba"  # the compiled engine: --engine's default and the Python API's
 
 
 def _engine(name: str) -> Engine:

@@ -35,7 +35,7 @@ from sim.config import (
     parse_seats,
 )
 from sim.constants import DEFAULT_BOARD, DEFAULT_RUN_SEED, ROUNDS
-from sim.engines import engine_function
+from sim.engines import DEFAULT_ENGINE, engine_function
 from sim.gamedata import GameData, load_game_data
 from sim.run import plain_text, seats_table
 from sim.summary import StreamingSummary
@@ -115,7 +115,7 @@ class Played:
 
 
 def play(seats: str | Sequence[Seat], games: int, seed: int = DEFAULT_RUN_SEED, *,
-         overlay: str | Path | Mapping | None = None, data: GameData | None = None, engine: str = "numba",
+         overlay: str | Path | Mapping | None = None, data: GameData | None = None, engine: str = DEFAULT_ENGINE,
          rounds: int = ROUNDS, start_bonus: str = DEFAULT_START_BONUS, board: str = DEFAULT_BOARD, first_game: int = 0,
          detail: bool = False) -> Played:
     """Play games ``first_game .. first_game + games - 1`` in memory, as ``simulate`` plays them.

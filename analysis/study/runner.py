@@ -84,7 +84,7 @@ def resolve_engine(engine: str | None) -> tuple[str, str]:
     ``None`` means the fast engine when it can be imported, else the reference engine. An engine
     asked for by name that cannot be loaded is an error rather than a silent substitution.
     """
-    from sim.engines import engine_function
+    from sim.engines import DEFAULT_ENGINE, engine_function
 
     if engine is not None:
         try:
@@ -93,11 +93,11 @@ def resolve_engine(engine: str | None) -> tuple[str, str]:
             raise StudyError(f"the {engine} engine cannot be loaded: {error}", "engine") from None
         return engine, ""
     try:
-        engine_function("numba")
+        engine_function(DEFAULT_ENGINE)
     except Exception as error:  # a broken numba install may fail in any way on import; say so and go on
-        return "reference", f"the numba engine is not available ({type(error).__name__}: {error}); " \
+        return "reference", f"the {DEFAULT_ENGINE} engine is not available ({type(error).__name__}: {error}); " \
                             "using the reference engine"
-    return "numba", ""
+    return DEFAULT_ENGINE, ""
 
 
 def part_engine(engine: str, data: Any, config: Any) -> tuple[str, str]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from sim.config import ConfigError, check_games, check_seed, is_level, is_whole_number, parse_seat
 from sim.constants import DEFAULT_RUN_SEED, LEVELS
-from sim.engines import check_engine
+from sim.engines import DEFAULT_ENGINE, check_engine
 from sim.gamedata import GameData
 
 #: Paired games per change by default: level 8 (the most changes) against scripted:balanced, cards included,
@@ -29,7 +29,7 @@ class SensitivityOptions:
     opponent: str | None = DEFAULT_OPPONENT  # a scripted seat, or None for Luna alone
     games: int = DEFAULT_GAMES
     seed: int = DEFAULT_SEED
-    engine: str = "numba"
+    engine: str = DEFAULT_ENGINE
     cards: bool = True
 
     def __post_init__(self) -> None:

@@ -35,6 +35,7 @@ from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED, Measur
 from analysis.tuning.targets import read_targets, seating_problem
 from analysis.tuning.tune import GoalResult, TuneResult, start_data, summary_line, tune
 from sim.config import check_games, check_seed
+from sim.engines import DEFAULT_ENGINE
 from sim.gamedata import DataError, load_game_data
 from sim.outputs import TUNED_FILE, TUNING_FILE
 from sim.run import output_directory, package_versions
@@ -246,7 +247,7 @@ def write_tuning(result: TuneResult, directory: str | Path) -> None:
 
 
 def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE_GAMES, seed: int = DEFAULT_TUNE_SEED,
-             engine: str = "numba", overlay: str | Path | None = None,
+             engine: str = DEFAULT_ENGINE, overlay: str | Path | None = None,
              log: Callable[[str], None] | None = None, progress: Callable[[str], None] | None = None) -> TuneResult:
     """Read a target file, tune, and write ``out`` (``tuned.toml``, ``tuning.csv``, ``report.html``) atomically.
 

@@ -27,6 +27,7 @@ from analysis.tuning.search import (
 )
 from analysis.tuning.targets import Goal, Targets, ladder_targets
 from sim.config import check_games, check_seed
+from sim.engines import DEFAULT_ENGINE
 from sim.gamedata import OVERLAY_TABLES, DataError, load_game_data, read_toml
 
 
@@ -170,7 +171,7 @@ def _measured_only(goal: Goal, start_overlay: Mapping[str, Any], raw_luna: Mappi
 
 
 def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[str, Any],
-         games: int = DEFAULT_TUNE_GAMES, seed: int = DEFAULT_TUNE_SEED, engine: str = "numba",
+         games: int = DEFAULT_TUNE_GAMES, seed: int = DEFAULT_TUNE_SEED, engine: str = DEFAULT_ENGINE,
          log: Callable[[str], None] | None = None, overlay_source: str | None = None,
          progress: Callable[[str], None] | None = None) -> TuneResult:
     """Search every goal of a target file; a ladder first measures its ends to set its targets.
