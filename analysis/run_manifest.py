@@ -21,15 +21,13 @@ import pandas as pd
 
 from analysis.schema import LUNA, MANIFEST_FILE, ROUNDS_FILE, SEATS_FILE
 from sim.config import DEFAULT_START_BONUS, SCRIPTED_PROFILES, ConfigError, GameConfig, check_choice, parse_seat
-from sim.constants import BACKENDS, DEFAULT_BOARD, ROUNDS
+from sim.constants import BACKENDS, DEFAULT_BACKEND, DEFAULT_BOARD, DEFAULT_WORKERS, DETAIL_ROUNDS, ROUNDS
 from sim.outputs import MANIFEST_FILES, file_digest
 
 #: What every manifest ``simulate`` writes records, and what the loader cannot do without: which seats (the
 #: labels), how many games (the agreement with seats.parquet), and the seed (which games: runs of the same games
 #: are refused). The other settings default as the simulator's options do, for manifests older than them.
 REQUIRED = ("seats", "games", "seed")
-#: The ``detail`` values a manifest may record: none, or Luna's rounds (``luna_rounds.parquet``).
-DETAIL_ROUNDS = "rounds"
 
 
 class ManifestError(ValueError):
@@ -74,10 +72,11 @@ def checked_config(directory: Path, config: dict[str, Any], profiles: set[str]) 
         if not isinstance(aggregate_only, bool):
             raise ConfigError(f"must be true or false, got {aggregate_only!r}", "aggregate_only")
         check_choice(config.get("engine", "reference"), "engine", ENGINES)
-        check_choice(config.get("backend", "local"), "backend", BACKENDS)
+        check_choice(config.get("backend", DEFAULT_BACKEND), "backend", BACKENDS)
         # the engine and backend by name only: whether this machine could play them again is no question here
         RunOptions(games=config["games"], seed=config["seed"], detail=detail == DETAIL_ROUNDS,
-                   chunk_size=config.get("chunk_size"), workers=config.get("workers", 1), aggregate_only=aggregate_only)
+                   chunk_size=config.get("chunk_size"), workers=config.get("workers", DEFAULT_WORKERS),
+                   aggregate_only=aggregate_only)
     except ConfigError as error:
         raise _config_error(path, error) from None
     return game

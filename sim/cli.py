@@ -44,9 +44,12 @@ from sim.constants import (
     BACKENDS,
     BOARDS,
     CHUNK_MEMORY_BYTES,
+    DEFAULT_BACKEND,
     DEFAULT_BOARD,
     DEFAULT_CALIBRATION_GAMES,
     DEFAULT_RUN_SEED,
+    DEFAULT_WORKERS,
+    DETAIL_ROUNDS,
     MAX_LEVEL,
     MAX_SEATS,
     MIN_LEVEL,
@@ -97,8 +100,8 @@ _QUIET_HELP = "no progress bar or compile notice"
 def _workers_help(dask: bool) -> str:
     """--workers: joblib processes, and with a Dask backend how many of the cluster's workers (sim.dispatch)."""
     if dask:
-        return ("processes (joblib; default 1), or with --backend dask the Dask workers to use (default: the whole "
-                "cluster); results do not depend on it")
+        return (f"processes (joblib; default {DEFAULT_WORKERS}), or with --backend dask the Dask workers to use "
+                "(default: the whole cluster); results do not depend on it")
     return "processes (joblib; default %(default)s); results do not depend on it"
 
 
@@ -110,7 +113,7 @@ def _add_game_options(parser: argparse.ArgumentParser, chunks: bool = True, dask
     parser.add_argument("--overlay", default=None, help="TOML file replacing parts of the shipped data")
     _add_engine_option(parser)
     if chunks:
-        parser.add_argument("--workers", type=int, default=1, help=_workers_help(dask))
+        parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS, help=_workers_help(dask))
         parser.add_argument("--chunk-size", type=int, default=None,
                             help=f"games per chunk written (default: as many as fit a chunk's columns in "
                                  f"{CHUNK_MEMORY_BYTES // 2**20} MiB)")
@@ -125,11 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--seats", required=True, help="e.g. luna:5 or scripted:passive,luna:3,luna:5")
     simulate.add_argument("--games", type=int, required=True, help="games to play")
     simulate.add_argument("--out", required=True, help="run directory to write")
-    simulate.add_argument("--detail", choices=("rounds",), default=None,
+    simulate.add_argument("--detail", choices=(DETAIL_ROUNDS,), default=None,
                           help="also write luna_rounds.parquet (one row per game, Luna seat and round)")
     simulate.add_argument("--aggregate-only", action="store_true",
                           help="keep streaming summaries (aggregate.parquet, histograms.parquet), not per-game rows")
-    simulate.add_argument("--backend", default="local", choices=BACKENDS,
+    simulate.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                           help="where chunks run: local processes (joblib) or a Dask cluster (default %(default)s)")
     simulate.add_argument("--scheduler", default=None, help="Dask scheduler address, with --backend dask")
     simulate.add_argument("--check-invariants", action="store_true",
@@ -278,8 +281,8 @@ def _add_study_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also compare every rule reading (SPEC 8) per level, Luna alone (a report section)")
     parser.add_argument("--readings-games", type=int, default=None,
                         help=f"games per level and reading, with --readings (default {DEFAULT_READINGS_GAMES})")
-    parser.add_argument("--workers", type=int, default=1, help=_workers_help(dask=True))
-    parser.add_argument("--backend", default="local", choices=BACKENDS,
+    parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS, help=_workers_help(dask=True))
+    parser.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                         help="where the games run: local processes (joblib) or a Dask cluster (default %(default)s)")
     parser.add_argument("--scheduler", default=None, help="Dask scheduler address, with --backend dask")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or messages")
@@ -330,7 +333,7 @@ def study_command_line(args: argparse.Namespace, options: dict[str, Any] | None 
         words += ["--parity", "--parity-games", str(options["parity_games"])]
     if options["readings_games"]:
         words += ["--readings", "--readings-games", str(options["readings_games"])]
-    if options["backend"] != "local":
+    if options["backend"] != DEFAULT_BACKEND:
         words += ["--backend", options["backend"], "--scheduler", str(options["scheduler"])]
     words += ["--results-dir", args.results_dir]
     if args.keep_games:
@@ -372,7 +375,7 @@ def command_simulate(args: argparse.Namespace) -> int:
     data = load_game_data(args.overlay)
     config = GameConfig(seats=parse_seats(args.seats, data.players.profiles), rounds=args.rounds,
                         start_bonus=args.start_bonus, board=args.board)
-    options = RunOptions(games=args.games, seed=args.seed, engine=args.engine, detail=args.detail == "rounds",
+    options = RunOptions(games=args.games, seed=args.seed, engine=args.engine, detail=args.detail == DETAIL_ROUNDS,
                          chunk_size=args.chunk_size, workers=args.workers, overlay=args.overlay,
                          aggregate_only=args.aggregate_only, backend=args.backend, scheduler=args.scheduler,
                          check_invariants=args.check_invariants)

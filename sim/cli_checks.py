@@ -12,6 +12,7 @@ from pathlib import Path
 
 from analysis.folder_lock import is_lock_or_temporary
 from sim.config import ConfigError, check_seed
+from sim.constants import DEFAULT_BACKEND
 from sim.dispatch import usable_cpus
 from sim.environment import thread_count_problem
 from sim.outputs import (
@@ -66,7 +67,7 @@ def clamp_workers(args: argparse.Namespace) -> None:
     if workers < 1:  # checked here, before any command runs, for every command that has the option
         raise ConfigError(f"--workers: must be at least 1, got {workers}")
     cpus = usable_cpus()
-    if workers > cpus and getattr(args, "backend", "local") == "local":  # Dask workers live on other machines
+    if workers > cpus and getattr(args, "backend", DEFAULT_BACKEND) == "local":  # Dask workers live on other machines
         sys.stderr.write(f"luna-balance: --workers: {workers} is more than the {cpus} usable CPU(s); using {cpus}\n")
         args.workers = cpus
 

@@ -91,6 +91,10 @@ CHUNK_MEMORY_BYTES = 32 * 2**20
 DEFAULT_RUN_SEED = 1  # --seed of simulate, levels, parity, campaign, sensitivity and tune (a study has its own)
 DEFAULT_CALIBRATION_GAMES = 2_000  # a campaign's toward:<p> policy: games per level measuring Luna's win rate
 BACKENDS = ("local", "dask")  # where a run's chunks are played: joblib processes here, or a Dask cluster
+DEFAULT_BACKEND = BACKENDS[0]
+DEFAULT_WORKERS = 1  # --workers: one process (the local backend plays in this one)
+#: --detail's one value, as a manifest records it: also Luna's rounds (luna_rounds.parquet); None without it.
+DETAIL_ROUNDS = "rounds"
 
 
 def builtin_profiles() -> tuple[str, ...]:

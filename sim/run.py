@@ -47,7 +47,7 @@ from sim.columns import (
     chunk_games,
 )
 from sim.config import ConfigError, GameConfig, check_count, check_games, check_seed
-from sim.constants import BACKENDS, CHUNK_MEMORY_BYTES
+from sim.constants import BACKENDS, CHUNK_MEMORY_BYTES, DEFAULT_BACKEND, DEFAULT_WORKERS, DETAIL_ROUNDS
 from sim.crashpoints import crash_point
 from sim.dispatch import dask_problem, ordered_results
 from sim.engines import PlayChunk, check_engine, compile_before_workers, engine_function
@@ -85,10 +85,10 @@ class RunOptions:
     detail: bool = False  # also write luna_rounds.parquet
     # games per chunk (a worker's unit of work and a parquet row group); None: chosen from memory
     chunk_size: int | None = None
-    workers: int = 1  # processes (joblib), or Dask workers to use (default: all the cluster's threads)
+    workers: int = DEFAULT_WORKERS  # processes (joblib), or Dask workers to use (default: all the cluster's threads)
     overlay: str | None = None  # the overlay file the data were loaded with, recorded in the manifest
     aggregate_only: bool = False  # streaming summaries instead of per-game rows
-    backend: str = "local"
+    backend: str = DEFAULT_BACKEND
     scheduler: str | None = None  # Dask scheduler address, with backend "dask"
     check_invariants: bool = False  # check every game's invariants; the first broken one stops the run
 
@@ -476,7 +476,7 @@ def run_simulation(data: GameData, config: GameConfig, options: RunOptions, out:
                 "board": config.board,
                 "overlay": options.overlay,
                 "engine": options.engine,
-                "detail": "rounds" if options.detail else None,
+                "detail": DETAIL_ROUNDS if options.detail else None,
                 "chunk_size": chunk_size,
                 "workers": options.workers,
                 "backend": options.backend,

@@ -34,7 +34,7 @@ from analysis.study.plan import (
     rerun_command,
 )
 from sim.config import GameConfig, Seat
-from sim.constants import DEFAULT_BOARD
+from sim.constants import DEFAULT_BOARD, DEFAULT_WORKERS
 from sim.dispatch import ordered_results
 from sim.gamedata import GameData
 
@@ -67,8 +67,8 @@ def search(data: GameData, profile: str, level: int, games: int, seed: int, engi
     return asdict(strength_at_parity(curve, tolerance=PARITY_TOLERANCE))
 
 
-def run_parity(study_dir: Path, plan: StudyPlan, game_data: Mapping[str, GameData], engine: str, workers: int = 1,
-               progress: Callable[[int], None] | None = None) -> int:
+def run_parity(study_dir: Path, plan: StudyPlan, game_data: Mapping[str, GameData], engine: str,
+               workers: int = DEFAULT_WORKERS, progress: Callable[[int], None] | None = None) -> int:
     """Play the study's missing parity searches and store each result as it arrives.
 
     Parameters

@@ -29,7 +29,9 @@ from analysis.study.options import parse_profiles as parse_profiles  # re-export
 from analysis.study.study_file import check_study_json
 from sim.config import DEFAULT_START_BONUS
 from sim.constants import (
+    DEFAULT_BACKEND,
     DEFAULT_BOARD,
+    DETAIL_ROUNDS,
     LEVELS,
     ROUNDS,
     builtin_profiles,
@@ -181,7 +183,7 @@ class StudyPlan:
     parity: bool = False
     parity_games: int = DEFAULT_PARITY_GAMES
     parity_profiles: tuple[str, ...] = ()  # the chosen profiles that can win (passive ones have no parity)
-    backend: str = "local"
+    backend: str = DEFAULT_BACKEND
     scheduler: str | None = None
     readings_games: int = 0  # games per level and rule reading of the "Rule readings" section; 0: none
 
@@ -223,7 +225,7 @@ class StudyPlan:
                    parity=bool(raw.get("parity", False)),
                    parity_games=int(raw.get("parity_games", DEFAULT_PARITY_GAMES)),
                    parity_profiles=tuple(raw.get("parity_profiles", ())),
-                   backend=raw.get("backend", "local"), scheduler=raw.get("scheduler"),
+                   backend=raw.get("backend", DEFAULT_BACKEND), scheduler=raw.get("scheduler"),
                    board=raw.get("board", DEFAULT_BOARD),
                    readings_games=int(raw.get("readings_games", 0)))
 
@@ -249,7 +251,7 @@ class StudyPlan:
                          f"({self.parity_games} games per strength tried)")
         if self.readings_games:
             words.append(f"rule readings ({self.readings_games} games per level and reading)")
-        if self.backend != "local":
+        if self.backend != DEFAULT_BACKEND:
             words.append(f"played on the {self.backend} backend at {self.scheduler}")
         return "; ".join(words)
 
@@ -350,7 +352,7 @@ def plan_study(name: str, games: int, seed: int, levels: Sequence[int], engine: 
                variants: Sequence[Variant] = (), profiles: Sequence[str] | None = None,
                command: str = "", strengths: Sequence[float] = DEFAULT_STRENGTHS, rounds: int = ROUNDS,
                start_bonus: str = DEFAULT_START_BONUS, parity: bool = False,
-               parity_games: int = DEFAULT_PARITY_GAMES, backend: str = "local",
+               parity_games: int = DEFAULT_PARITY_GAMES, backend: str = DEFAULT_BACKEND,
                scheduler: str | None = None, board: str = DEFAULT_BOARD, readings_games: int = 0) -> StudyPlan:
     """Lay out a study's parts (base first, then each variant's copy of every part) and record its options.
 
@@ -448,7 +450,7 @@ def _check_laid_out(plan: StudyPlan, old_profiles: bool) -> None:
 def expected_config(plan: StudyPlan, part: Part) -> dict[str, Any]:
     """The manifest settings a finished run of ``part`` records (see :data:`MATCHED_SETTINGS`)."""
     return {"seats": part.seats.split(","), "games": plan.games, "seed": plan.seed, "rounds": plan.rounds,
-            "start_bonus": plan.start_bonus, "board": plan.board, "detail": "rounds" if part.detail else None}
+            "start_bonus": plan.start_bonus, "board": plan.board, "detail": DETAIL_ROUNDS if part.detail else None}
 
 
 def summary_record(keep_games: bool) -> dict[str, Any]:

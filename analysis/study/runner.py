@@ -48,7 +48,7 @@ from analysis.study.plan import (
 from analysis.study.readings_step import readings_are_finished, readings_games_to_play, run_readings
 from analysis.study.summaries import PartReducer
 from sim.config import DEFAULT_START_BONUS, GameConfig, check_count, parse_levels, parse_seats
-from sim.constants import DEFAULT_BOARD, ROUNDS
+from sim.constants import DEFAULT_BACKEND, DEFAULT_BOARD, DEFAULT_WORKERS, ROUNDS
 from sim.gamedata import load_game_data
 from sim.progress import progress_bar
 from sim.run import RunOptions, default_chunk_size
@@ -158,7 +158,7 @@ def run_study(
     seed: int = DEFAULT_SEED,
     variants: str | Path | Sequence[str | Path] = (),
     engine: str | None = None,
-    workers: int = 1,
+    workers: int = DEFAULT_WORKERS,
     quiet: bool = False,
     results_dir: str | Path = DEFAULT_RESULTS,
     profiles: str | Sequence[str] | None = None,
@@ -170,7 +170,7 @@ def run_study(
     board: str = DEFAULT_BOARD,
     parity: bool = False,
     parity_games: int = DEFAULT_PARITY_GAMES,
-    backend: str = "local",
+    backend: str = DEFAULT_BACKEND,
     scheduler: str | None = None,
     keep_games: bool = False,
     readings_games: int = 0,
