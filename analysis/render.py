@@ -36,7 +36,7 @@ from matplotlib.figure import Figure
 from analysis.drawing import DrawingHelper, figure_files
 from analysis.folder_lock import LOCK_FILE, TEMPORARY_SUFFIX, is_lock_or_temporary
 from sim.crashpoints import crash_point
-from sim.outputs import HTML_FILE, MARKDOWN_FILE, REPORT_FOLDERS
+from sim.outputs import DEFAULT_REPORT_TITLE, HTML_FILE, MARKDOWN_FILE, REPORT_FOLDERS
 from sim.run import os_error_naming
 
 
@@ -410,7 +410,7 @@ def write_report(
     study_dir: str | Path,
     tables: Mapping[str, pd.DataFrame],
     figures: Mapping[str, Figure],
-    title: str = "Luna balance report",
+    title: str = DEFAULT_REPORT_TITLE,
     sections: Sequence[Section] = (),
     max_rows: int | None = DEFAULT_MAX_ROWS,
     introduction: str = "",

@@ -35,6 +35,7 @@ from analysis.render import (  # noqa: F401  (re-exported: the report's public A
     write_report,
 )
 from analysis.schema import BASE_VARIANT, CATEGORIES, LUNA, SCRIPTED
+from sim.outputs import DEFAULT_REPORT_TITLE
 
 #: Ids of the sections other code adds to or replaces (see :mod:`analysis.study.content`).
 WIN_RATES_SECTION = "win-rates"
@@ -334,7 +335,7 @@ def build_figures(data: RunData) -> dict[str, Figure]:
 
 
 def render_study(
-    run_dirs: Iterable[str | Path], study_dir: str | Path, title: str = "Luna balance report"
+    run_dirs: Iterable[str | Path], study_dir: str | Path, title: str = DEFAULT_REPORT_TITLE
 ) -> ReportFiles:
     """Load runs, build the standard tables and figures and write the report.
 

@@ -37,7 +37,14 @@ from analysis.tuning.options import DEFAULT_GAMES as SENSITIVITY_GAMES
 from analysis.tuning.options import DEFAULT_OPPONENT as SENSITIVITY_OPPONENT
 from analysis.tuning.options import DEFAULT_SEED as SENSITIVITY_SEED
 from analysis.tuning.options import SensitivityOptions, parse_opponent
-from sim.cli_checks import check_csv_path, check_options, check_output_places, check_report_out, clamp_workers
+from sim.cli_checks import (
+    INPUT_FILES,
+    check_csv_path,
+    check_options,
+    check_output_places,
+    check_report_out,
+    clamp_workers,
+)
 from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, parse_levels, parse_seats
 from sim.constants import (
     ALLOWED_ROUNDS,
@@ -59,6 +66,7 @@ from sim.constants import (
 )
 from sim.engines import DEFAULT_ENGINE, ENGINES, set_compile_notice
 from sim.gamedata import DataError, load_game_data
+from sim.outputs import DEFAULT_REPORT_TITLE, HTML_FILE
 from sim.progress import progress_bar
 from sim.shutdown import EXIT_ENGINE, EXIT_USAGE, EXIT_WORKER_DIED
 from sim.stop_signals import announce_written, interrupted_exit_code, stop_signals_as_interrupts
@@ -172,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     runs_report = commands.add_parser("runs-report", help="a report over run directories written by simulate")
     runs_report.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories written by simulate")
     runs_report.add_argument("--out", required=True, help="directory to write the report into")
-    runs_report.add_argument("--title", default="Luna balance report", help="the report's title (default: %(default)s)")
+    runs_report.add_argument("--title", default=DEFAULT_REPORT_TITLE, help="the report's title (default: %(default)s)")
     tune = commands.add_parser("tune", help="move level parameters toward target metrics (a target file; an "
                                             "interrupted tuning leaves nothing and starts over when run again)")
     _add_tune_arguments(tune)
@@ -205,15 +213,16 @@ def command_readings(args: argparse.Namespace) -> int:
     with progress_bar(games_to_play(data, levels, args.games), args.quiet, "readings") as bar:
         out = run_readings_dir(data, levels, args.games, args.seed, args.out, opponents, args.engine, args.rounds,
                                args.start_bonus, args.overlay, progress=bar.update, board=args.board)
-    announce_written(out / "report.html")
+    announce_written(out / HTML_FILE)
     return 0
 
 
 def _add_tune_arguments(parser: argparse.ArgumentParser) -> None:
     from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED
 
-    parser.add_argument("target", metavar="TARGET.toml", help="the target file: per level a metric, target, tolerance "
-                        "and the parameters that may move, or an even [ladder]")
+    parser.add_argument("target", metavar=INPUT_FILES["target"],
+                        help="the target file: per level a metric, target, tolerance and the parameters that may move, "
+                             "or an even [ladder]")
     parser.add_argument("--out", required=True, help="output directory (tuned.toml, tuning.csv, report.html)")
     parser.add_argument("--games", type=int, default=DEFAULT_TUNE_GAMES,
                         help="games per candidate on a race's last stage (default %(default)s)")

@@ -36,6 +36,7 @@ OWN_PACKAGE = "luna-balance"
 # sensitivity, the campaign and readings: they import this module, so it could not import theirs);
 # tests/test_output_replacement.py checks every kind against the files its command really writes.
 MARKDOWN_FILE, HTML_FILE = "report.md", "report.html"  # a report's two pages
+DEFAULT_REPORT_TITLE = "Luna balance report"  # a report's title when its writer names none (runs-report --title)
 #: The folders analysis.render.write_report writes its files into, with those files' suffixes.
 REPORT_FOLDERS = {"tables": (".csv",), "figures": (".png", ".svg")}
 REPORT_NAMES = (MARKDOWN_FILE, HTML_FILE, *REPORT_FOLDERS)
