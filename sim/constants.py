@@ -17,6 +17,8 @@ from pathlib import Path
 DATA_DIR = Path(__file__).parent / "data"
 PLAYERS_DIR = DATA_DIR / "players"
 PLAYER_MODEL_FILE = "model.toml"  # the one file in PLAYERS_DIR that is not a profile
+# The shipped data files in DATA_DIR (sim.gamedata reads them; campaign.toml is sim.campaigndata's)
+LUNA_FILE, MOON_FILE, BELT_FILE = "luna.toml", "moon.toml", "belt.toml"
 
 # ---------------------------------------------------------------- Luna
 
@@ -54,7 +56,7 @@ def _shipped_companies(path: Path) -> tuple[str, ...]:
                          "(reinstall luna-balance)") from None
 
 
-COMPANIES: tuple[str, ...] = _shipped_companies(DATA_DIR / "moon.toml")
+COMPANIES: tuple[str, ...] = _shipped_companies(DATA_DIR / MOON_FILE)
 N_COMPANIES = len(COMPANIES)
 # Majority / resource types, in the order of every per-type column and array.
 RESOURCE_TYPES = ("titanium", "carbon", "energy", "minerals", "scientists")

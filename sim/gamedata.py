@@ -38,14 +38,17 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 from sim.beltdata import BeltData
 from sim.campaigndata import CAMPAIGN_FILE, CampaignData
 from sim.constants import (
+    BELT_FILE,
     BONUS_COLUMNS,
     BONUS_ROWS,
     DATA_DIR,
     DISPLAY_COLUMNS,
     DISPLAY_ROWS,
     LEVELS,
+    LUNA_FILE,
     MAX_LEVEL,
     MIN_LEVEL,
+    MOON_FILE,
     PLAYER_MODEL_FILE,
     PLAYERS_DIR,
     RESEARCH_ROW_SPACES,
@@ -477,7 +480,7 @@ def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_d
     DataError
         One ``file: field: problem`` line per problem found.
     """
-    luna_path, moon_path = data_dir / "luna.toml", data_dir / "moon.toml"
+    luna_path, moon_path = data_dir / LUNA_FILE, data_dir / MOON_FILE
     luna_raw, moon_raw = read_toml(luna_path), read_toml(moon_path)
     luna = validate_data(LunaData, luna_raw, luna_path)
     moon = validate_data(MoonData, moon_raw, moon_path)
@@ -492,7 +495,7 @@ def load_game_data(overlay: str | Path | Mapping[str, Any] | None = None, data_d
             validate_data(Profile, profiles_raw[path.stem], path)
     players_raw = {"model": model_raw, "profiles": profiles_raw}
     players = validate_data(PlayerData, players_raw, players_dir)
-    belt_path = data_dir / "belt.toml"
+    belt_path = data_dir / BELT_FILE
     belt_raw = read_toml(belt_path)
     belt = validate_data(BeltData, belt_raw, belt_path)
     _check_belt_setup(moon, belt, belt_path, "")

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.constants import DATA_DIR, LEVELS
+from sim.constants import DATA_DIR, LEVELS, LUNA_FILE
 from sim.gamedata import DataError, GameData, LunaData, merge_overlay, read_toml, validate_data
 
 TOKEN_TRACKS = {"helium_tokens": ("start_helium", "tank_max"), "research_tokens": ("start_research", "research_max")}
@@ -66,7 +66,7 @@ class Parameter:
 
 @functools.cache
 def _shipped() -> dict[str, Any]:
-    return read_toml(DATA_DIR / "luna.toml")
+    return read_toml(DATA_DIR / LUNA_FILE)
 
 
 def shipped_luna() -> dict[str, Any]:
