@@ -33,6 +33,7 @@ from sim.gamedata import GameData
 from sim.outputs import READINGS_FILE
 
 READINGS_DIR = "readings"
+SETTINGS_FILE = "settings.json"  # in READINGS_DIR, written last: what the stored table was played with
 SECTION_ID = "rule-readings"
 
 
@@ -42,7 +43,7 @@ def expected_settings(plan: StudyPlan, data: GameData) -> dict[str, Any]:
             "start_bonus": plan.start_bonus, "board": plan.board, "data_digest": data.digest}
 
 
-#: The key of ``settings.json`` that holds the SHA-256 of the ``readings.csv`` written with it. A CSV has no
+#: The key of :data:`SETTINGS_FILE` that holds the SHA-256 of the ``readings.csv`` written with it. A CSV has no
 #: footer that tells a file cut short (parquet has): a table truncated or edited after it was written was kept
 #: by a rerun and drawn as complete, a cut row as a row of blanks.
 TABLE_DIGEST = "table_sha256"
@@ -57,7 +58,7 @@ def _digest(path: Path) -> str | None:
 
 def readings_are_finished(study_dir: Path, plan: StudyPlan, data: GameData) -> bool:
     """Whether ``readings/`` holds the table of exactly these settings, as it was written."""
-    stored = read_json(study_dir / READINGS_DIR / "settings.json")
+    stored = read_json(study_dir / READINGS_DIR / SETTINGS_FILE)
     if not isinstance(stored, dict):
         return False
     digest = stored.pop(TABLE_DIGEST, None)  # settings written before the digest: the table as it is
@@ -76,7 +77,7 @@ def run_readings(study_dir: Path, plan: StudyPlan, data: GameData, engine: str,
     text = table.to_csv(index=False, lineterminator="\n")
     atomic_write(folder / READINGS_FILE, text)
     settings = {**expected_settings(plan, data), TABLE_DIGEST: hashlib.sha256(text.encode()).hexdigest()}
-    atomic_write(folder / "settings.json", json.dumps(settings, indent=2) + "\n")
+    atomic_write(folder / SETTINGS_FILE, json.dumps(settings, indent=2) + "\n")
     return True
 
 
@@ -101,7 +102,7 @@ def add_readings_section(study_dir: str | Path, plan: StudyPlan, tables: dict[st
     if not path.is_file():
         raise StudyError(f"{study_dir}: the rule-readings comparison is not finished; rerun: "
                          f"{rerun_command(plan, study_dir, 'luna-balance study --readings ...')}")
-    stored = read_json(Path(study_dir) / READINGS_DIR / "settings.json")
+    stored = read_json(Path(study_dir) / READINGS_DIR / SETTINGS_FILE)
     digest = stored.get(TABLE_DIGEST) if isinstance(stored, dict) else None
     if digest is not None and digest != _digest(path):
         raise StudyError(f"{path}: changed since the study wrote it (cut short or edited); rerun the study to play "
