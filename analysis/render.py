@@ -36,7 +36,7 @@ from matplotlib.figure import Figure
 from analysis.drawing import DrawingHelper, figure_files
 from analysis.folder_lock import LOCK_FILE, TEMPORARY_SUFFIX, is_lock_or_temporary
 from sim.crashpoints import crash_point
-from sim.outputs import DEFAULT_REPORT_TITLE, HTML_FILE, MARKDOWN_FILE, REPORT_FOLDERS
+from sim.outputs import DEFAULT_REPORT_TITLE, FIGURES_DIR, HTML_FILE, MARKDOWN_FILE, REPORT_FOLDERS, TABLES_DIR
 from sim.run import os_error_naming
 
 
@@ -360,7 +360,7 @@ def is_report_folder(folder: Path) -> bool:
         return _is_stopped_report(folder)
     except OSError:
         return False
-    return GENERATOR_TAG.encode() in head or ((folder / MARKDOWN_FILE).is_file() and (folder / "tables").is_dir())
+    return GENERATOR_TAG.encode() in head or ((folder / MARKDOWN_FILE).is_file() and (folder / TABLES_DIR).is_dir())
 
 
 def _is_temporary(path: Path) -> bool:
@@ -386,7 +386,7 @@ def _is_stopped_report(folder: Path) -> bool:
 def check_report_places(root: Path) -> None:
     """Refuse, before anything is written, a report whose folders are files or whose files are folders (a
     report that stopped there would leave the tables written before it)."""
-    for folder in (root, root / "tables", root / "figures"):
+    for folder in (root, root / TABLES_DIR, root / FIGURES_DIR):
         if folder.exists() and not folder.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, "is a file, not a folder the report can write into", str(folder))
     for name in (MARKDOWN_FILE, HTML_FILE):
@@ -497,8 +497,8 @@ def write_report(
         for name in section.items:
             if name in figures:
                 caption = figure_captions.get(name) or _caption(name)
-                markdown.append(f"![{caption}](figures/{name}.png)\n")
-                markdown.append(f"*Figure: {caption}* ([SVG](figures/{name}.svg))\n")
+                markdown.append(f"![{caption}]({FIGURES_DIR}/{name}.png)\n")
+                markdown.append(f"*Figure: {caption}* ([SVG]({FIGURES_DIR}/{name}.svg))\n")
                 encoded = base64.b64encode(png_data[name]).decode("ascii")
                 page.append(
                     f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{encoded}">'
@@ -508,7 +508,7 @@ def write_report(
                 caption = _caption(name)
                 markdown.append(f"### {caption}\n")
                 markdown.append(markdown_table(tables[name], max_rows))
-                markdown.append(f"Full table: [tables/{name}.csv](tables/{name}.csv)\n")
+                markdown.append(f"Full table: [{TABLES_DIR}/{name}.csv]({TABLES_DIR}/{name}.csv)\n")
                 page.append(f"<h3>{html.escape(caption)}</h3>")
                 page.append(html_table(tables[name], max_rows))
         page.append("</section>")
@@ -518,8 +518,8 @@ def write_report(
     # way: a write that fails (a full disk, a file size limit) or is interrupted leaves the earlier report as it
     # was. Then the earlier pages go, so that a move that fails part way leaves no report.html beside a mix of old
     # and new files, and the pages come last.
-    table_paths = {name: root / "tables" / f"{name}.csv" for name in tables}
-    figure_paths = {name: (root / "figures" / f"{name}.png", root / "figures" / f"{name}.svg") for name in figures}
+    table_paths = {name: root / TABLES_DIR / f"{name}.csv" for name in tables}
+    figure_paths = {name: (root / FIGURES_DIR / f"{name}.png", root / FIGURES_DIR / f"{name}.svg") for name in figures}
     markdown_path, html_path = root / MARKDOWN_FILE, root / HTML_FILE
     contents: list[tuple[Path, bytes | str]] = [(table_paths[name], text) for name, text in csv_text.items()]
     for name, (png_path, svg_path) in figure_paths.items():
@@ -531,8 +531,8 @@ def write_report(
             staged.append((_staged_copy(destination, content), destination))
         for name in (HTML_FILE, MARKDOWN_FILE):
             (root / name).unlink(missing_ok=True)
-        _remove_earlier_items(root, {"tables": {path.name for path in table_paths.values()},
-                                     "figures": {path.name for pair in figure_paths.values() for path in pair}})
+        _remove_earlier_items(root, {TABLES_DIR: {path.name for path in table_paths.values()},
+                                     FIGURES_DIR: {path.name for pair in figure_paths.values() for path in pair}})
     except BaseException:
         _discard_staged(staged)
         raise
