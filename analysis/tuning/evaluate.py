@@ -18,9 +18,10 @@ import numpy as np
 
 from analysis.intervals import t95, wilson_interval
 from analysis.parity import HIGHEST_STRENGTH, LOWEST_STRENGTH, WinRateCurve, strength_at_parity
+from analysis.tuning.options import METRIC_COLUMNS
 from analysis.tuning.parameters import invalid_reason, overlay_for, variant_data
 from analysis.tuning.search import Measure, Point
-from analysis.tuning.targets import Goal
+from analysis.tuning.targets import PARITY_METRIC, Goal
 from sim.config import Seat
 from sim.gamedata import GameData, load_game_data, merge_overlay
 from sim.play import play
@@ -30,8 +31,6 @@ from sim.play import play
 TUNE_PARITY_TOLERANCE = 0.0025
 #: A profile at its strength at parity wins this share of its games.
 PARITY_WIN_SHARE = 0.5
-#: Per-game column of Luna's seat behind each per-game metric.
-PER_GAME_COLUMNS = {"luna_win_rate": "won", "luna_mean_score": "score_total"}
 
 
 class Candidates:
@@ -142,9 +141,9 @@ class ParityEvaluator:
 def metric_evaluator(goal: Goal, candidates: Candidates, seed: int, engine: str,
                      first_game: int = 0) -> Callable[[Point, int], Measure]:
     """The ``evaluate(point, games)`` of a goal's metric, on games ``first_game ..`` of ``seed``."""
-    if goal.metric.kind == "parity_strength":
+    if goal.metric.kind == PARITY_METRIC:
         return ParityEvaluator(goal, candidates, seed, engine, first_game)
-    return PerGameEvaluator(goal.metric.seats(goal.level), PER_GAME_COLUMNS[goal.metric.kind], None, candidates,
+    return PerGameEvaluator(goal.metric.seats(goal.level), METRIC_COLUMNS[goal.metric.kind], None, candidates,
                             seed, engine, first_game)
 
 

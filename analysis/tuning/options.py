@@ -19,6 +19,8 @@ DEFAULT_GAMES = 10_000
 DEFAULT_OPPONENT = "scripted:balanced@1"
 DEFAULT_SEED = DEFAULT_RUN_SEED
 SCORE_METRIC, WIN_METRIC = "luna_mean_score", "luna_win_rate"  # the names ``tune`` targets use
+#: Per-game column of Luna's seat behind each per-game metric (its mean over the games is the metric).
+METRIC_COLUMNS = {SCORE_METRIC: "score_total", WIN_METRIC: "won"}
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,12 @@ from matplotlib.figure import Figure
 
 from analysis._frames import require_columns
 from analysis.plotting import POINTS, legend, new_figure, styled
+from analysis.tuning.options import SCORE_METRIC, WIN_METRIC
 
 #: Parameters shown per metric in the tornado plot (the CSV has them all).
 TORNADO_PARAMETERS = 20
-_AXIS = {"luna_mean_score": (f"Change of Luna's mean total score ({POINTS})", 1.0),
-         "luna_win_rate": ("Change of Luna's win rate (percentage points)", 100.0)}
+_AXIS = {SCORE_METRIC: (f"Change of Luna's mean total score ({POINTS})", 1.0),
+         WIN_METRIC: ("Change of Luna's win rate (percentage points)", 100.0)}
 
 
 def _direction(change: str) -> str:

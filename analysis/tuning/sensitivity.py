@@ -32,7 +32,7 @@ import pandas as pd
 
 from analysis.intervals import paired_difference, paired_share_difference
 from analysis.render import Section, atomic_write, write_report
-from analysis.tuning.options import SCORE_METRIC, WIN_METRIC, SensitivityOptions, parse_opponent
+from analysis.tuning.options import METRIC_COLUMNS, SCORE_METRIC, WIN_METRIC, SensitivityOptions, parse_opponent
 from analysis.tuning.parameters import (
     Parameter,
     card_parameters,
@@ -48,7 +48,6 @@ from sim.run import output_directory, package_versions
 COLUMNS = ("parameter", "change", "metric", "base", "changed", "diff", "ci_low", "ci_high")
 TOKEN_STEPS = (-2, -1, 1, 2)  # token and start positions
 CARD_STEPS = (-1, 1)  # card numbers
-_METRIC_COLUMNS = {SCORE_METRIC: "score_total", WIN_METRIC: "won"}
 _METRIC_WORDS = {SCORE_METRIC: "mean total score", WIN_METRIC: "win rate"}
 
 
@@ -129,7 +128,7 @@ def measure(plan: Plan, progress: Callable[[int], None] | None = None) -> pd.Dat
         played = play(options.seats, options.games, options.seed, data=variant, engine=options.engine)
         if progress is not None:
             progress(options.games)
-        return {metric: played.column(_METRIC_COLUMNS[metric]) for metric in options.metrics}
+        return {metric: played.column(METRIC_COLUMNS[metric]) for metric in options.metrics}
 
     base = luna_columns(data)
     rows = []

@@ -59,8 +59,8 @@ METRICS = (WIN_METRIC, SCORE_METRIC, PARITY_METRIC)
 #: What a ladder level moves when the file does not say: its token positions.
 DEFAULT_LADDER_MOVE = ("helium_tokens.*", "research_tokens.*")
 TRACK_OF_START = {start: track for track, (start, _) in TOKEN_TRACKS.items()}
-_METRIC_LABELS = {"luna_win_rate": "Luna's win rate", "luna_mean_score": "Luna's mean total score",
-                  "parity_strength": "strength at parity"}
+_METRIC_LABELS = {WIN_METRIC: "Luna's win rate", SCORE_METRIC: "Luna's mean total score",
+                  PARITY_METRIC: "strength at parity"}
 
 
 #: What each metric can measure, the range a target and a tolerance must lie in: a win rate is a share; Luna's
@@ -89,7 +89,7 @@ class _Goal(Strict):
 
     @model_validator(mode="after")
     def _metric_options(self) -> _Goal:
-        needs = {"luna_win_rate": "opponent", "parity_strength": "profile"}.get(self.metric)
+        needs = {WIN_METRIC: "opponent", PARITY_METRIC: "profile"}.get(self.metric)
         for option in ("opponent", "profile"):
             given = getattr(self, option) is not None
             if option == needs and not given:
@@ -164,9 +164,9 @@ class Metric:
     @property
     def label(self) -> str:
         """The metric in words, e.g. ``Luna's win rate vs scripted:balanced``."""
-        if self.kind == "luna_win_rate":
+        if self.kind == WIN_METRIC:
             return f"{_METRIC_LABELS[self.kind]} vs {','.join(seat.label for seat in self.opponents)}"
-        if self.kind == "parity_strength":
+        if self.kind == PARITY_METRIC:
             return f"{_METRIC_LABELS[self.kind]} of {self.profile}"
         return _METRIC_LABELS[self.kind]
 
@@ -221,7 +221,7 @@ def search_range(parameter: Parameter, raw_luna: Mapping[str, Any]) -> tuple[int
 
 
 def _metric(fields: _Goal, where: str, profiles: Mapping[str, Profile]) -> Metric:
-    if fields.metric == "luna_win_rate":
+    if fields.metric == WIN_METRIC:
         try:
             seats = parse_seats(str(fields.opponent), profiles)
         except ConfigError as error:
@@ -236,7 +236,7 @@ def _metric(fields: _Goal, where: str, profiles: Mapping[str, Profile]) -> Metri
             raise DataError([f"{where}.opponent: {str(fields.opponent)!r} never wins (passive profiles only); "
                              "choose an active profile"])
         return Metric(fields.metric, opponents=seats)
-    if fields.metric == "parity_strength":
+    if fields.metric == PARITY_METRIC:
         profile = str(fields.profile)
         if profile not in profiles:
             raise DataError([f"{where}.profile: unknown scripted profile {profile!r} "

@@ -25,7 +25,7 @@ from analysis.tuning.search import (
     SearchResult,
     coordinate_search,
 )
-from analysis.tuning.targets import Goal, Targets, ladder_targets
+from analysis.tuning.targets import PARITY_METRIC, Goal, Targets, ladder_targets
 from sim.config import check_games, check_seed
 from sim.engines import DEFAULT_ENGINE
 from sim.gamedata import OVERLAY_TABLES, DataError, load_game_data, read_toml
@@ -155,7 +155,7 @@ def _search_goal(goal: Goal, start_overlay: Mapping[str, Any], raw_luna: Mapping
 
     lows, highs = [free.low for free in goal.free], [free.high for free in goal.free]
     fresh = metric_evaluator(goal, candidates, seed, engine, first_game=games)  # games the search never plays
-    if goal.metric.kind != "parity_strength":
+    if goal.metric.kind != PARITY_METRIC:
         search = coordinate_search(start, lows, highs, evaluate, goal.target, games, candidates.valid, on_race=said)
         return GoalResult(goal, names, search, fresh=fresh(search.best, games))
     race_evaluate, race_target, race_label = parity_race(goal, candidates, seed, engine)
