@@ -17,11 +17,11 @@ from analysis._frames import finish, game_keys, group_keys, grouped, luna_only, 
 from analysis.schema import (
     CARD_COLUMNS,
     COUNTER_COLUMNS,
+    FIRST_ROUND_COLUMNS,
     LUNA,
     MAJORITY_COLUMNS,
     MAJORITY_TYPES,
     SLOTS,
-    SWITCHED_SLOTS,
 )
 from analysis.stats import score_summary
 from sim.config import is_whole_number
@@ -203,7 +203,7 @@ def slot_first_use(seats: pd.DataFrame, by: str | Iterable[str] | None = ("level
         the "never" row).
     """
     keys = group_keys(seats, by, LUNA)
-    columns = {slot: f"slot_{slot.lower()}_first_round" for slot in SWITCHED_SLOTS}
+    columns = FIRST_ROUND_COLUMNS
     data = luna_only(seats)
     require_columns(data, [*keys, *columns.values()], "slot_first_use")
     if data.empty:  # a filter that kept nothing: no rows, as the other tables give

@@ -36,7 +36,7 @@ from analysis.plotting import (
     shared_legend,
     styled,
 )
-from analysis.schema import CATEGORIES, LUNA, MAJORITY_TYPES, SCORE_TOTAL, SWITCHED_SLOTS
+from analysis.schema import CATEGORY_SCORES, LUNA, MAJORITY_TYPES, SCORE_TOTAL, SWITCHED_SLOTS
 
 # The style and helpers are part of this module's public API (notebooks call plots.new_figure, ...).
 __all__ = [
@@ -133,7 +133,7 @@ def plot_category_breakdown(summary: pd.DataFrame, x: str = "level") -> Figure:
         One axes with ``len(x values) × 7`` bar patches and a legend of the categories.
     """
     require_columns(summary, [x, "metric", "mean"], "plot_category_breakdown")
-    categories = [f"score_{category}" for category in CATEGORIES]
+    categories = list(CATEGORY_SCORES)
     table = summary[summary["metric"].isin(categories)]
     ensure_unique(table, [x, "metric"], "plot_category_breakdown")
     wide = table.pivot(index=x, columns="metric", values="mean").reindex(columns=categories).fillna(0.0)

@@ -23,14 +23,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from analysis._frames import labels_in_order
-from analysis.schema import CATEGORIES, SCORE_TOTAL
+from analysis.schema import CATEGORIES, CATEGORY_SCORES, SCORE_TOTAL
 from analysis.style import STYLE, plot_style
 from sim.constants import MAX_LEVEL, MIN_LEVEL
 
 POINTS = "CrypCoin"
 METRIC_LABELS: dict[str, str] = {
     SCORE_TOTAL: "Total score",
-    **{f"score_{category}": category.capitalize() for category in CATEGORIES},
+    **{column: category.capitalize() for column, category in zip(CATEGORY_SCORES, CATEGORIES, strict=True)},
     "score_tawac": "TAWAC",
 }
 

@@ -11,10 +11,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.constants import CHUNK_MEMORY_BYTES, COMPANIES, MAJORITY_TYPES, SLOT_LETTERS, SWITCHED_SLOTS
+from sim.constants import (
+    CHUNK_MEMORY_BYTES,
+    COMPANIES,
+    MAJORITY_SIDES,
+    MAJORITY_TYPES,
+    SLOT_LETTERS,
+    SWITCHED_SLOTS,
+)
 
 # The final-scoring categories; ``score_total`` is their sum.
 SCORE_CATEGORIES = ("cash", "helium", "research", *COMPANIES)
+# The column families named from a list of the game's (each in that list's order), for the readers that need one.
+SCORE_CATEGORY_COLUMNS = tuple(f"score_{c}" for c in SCORE_CATEGORIES)
+COMPANY_SCORE_COLUMNS = tuple(f"score_{c}" for c in COMPANIES)  # the company categories, the last of the above
+SHARES_COLUMNS = tuple(f"shares_{c}" for c in COMPANIES)
+VALUE_COLUMNS = tuple(f"value_{c}" for c in COMPANIES)
+BLOCKED_COLUMNS = tuple(f"blocked_{t}" for t in MAJORITY_TYPES)  # a scripted seat's, per majority type
+SLOT_FIRST_ROUND_COLUMNS = {slot: f"slot_{slot.lower()}_first_round" for slot in SWITCHED_SLOTS}  # Luna's
 # Luna's per-game deck and board counters.
 SEAT_COUNTERS = (
     "cards_gained", "bonus_markers_placed", "plans_discarded", "outposts_placed", "ousted", "reshuffles",
@@ -23,16 +37,16 @@ SEAT_COUNTERS = (
 # Interaction counters of scripted seats (0 for Luna): rounds each majority type was blocked by Luna,
 # bonus spaces, display cards and research plans lost to her, outposts it placed that she ousted.
 SEAT_INTERACTIONS = (
-    *(f"blocked_{t}" for t in MAJORITY_TYPES),
+    *BLOCKED_COLUMNS,
     "bonus_spaces_lost", "cards_lost", "plans_lost", "outposts_ousted_by_luna",
 )
 # Numeric per-seat columns every engine fills, in this order (int64 except ``won``).
 SEAT_NUMERIC = (
-    "score_total", *(f"score_{c}" for c in SCORE_CATEGORIES),
-    *(f"shares_{c}" for c in COMPANIES),
-    *(f"value_{c}" for c in COMPANIES),
+    "score_total", *SCORE_CATEGORY_COLUMNS,
+    *SHARES_COLUMNS,
+    *VALUE_COLUMNS,
     "helium", "research", "cash", *SEAT_COUNTERS,
-    *(f"slot_{slot.lower()}_first_round" for slot in SWITCHED_SLOTS),
+    *SLOT_FIRST_ROUND_COLUMNS.values(),
     *SEAT_INTERACTIONS,
     "rank", "won",
 )
@@ -45,7 +59,7 @@ SEAT_COLUMNS = SEAT_CONFIG + SEAT_NUMERIC
 ROUND_CARD_COLUMNS = tuple(f"card_{slot.lower()}" for slot in SLOT_LETTERS)
 #: The two majority cards she drew that round (SPEC 3, "cards in each slot": the left and right majority slots);
 #: runs written before them have none, so readers do not require them (analysis.schema.ROUNDS_REQUIRED).
-ROUND_MAJORITY_CARD_COLUMNS = ("majority_card_left", "majority_card_right")
+ROUND_MAJORITY_CARD_COLUMNS = tuple(f"majority_card_{side}" for side in MAJORITY_SIDES)
 ROUND_ID_COLUMNS = ROUND_CARD_COLUMNS + ROUND_MAJORITY_CARD_COLUMNS
 ROUND_MAJORITY_COLUMNS = tuple(f"majority_{t}" for t in MAJORITY_TYPES)  # Luna's value per majority type that round
 ROUND_NUMERIC = (

@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from sim.columns import SCORE_CATEGORIES
+from sim.columns import SCORE_CATEGORY_COLUMNS
 from sim.reference import NO_CARD, NO_COMPANY, NOBODY, SLOTS, GameState, Rules
 from sim.violation import InvariantError
 
@@ -265,7 +265,7 @@ def check_final_rows(game: int, rounds: int, rows: Sequence[dict]) -> None:
     ``rows`` are ``reference.play_game``'s per-seat rows of game ``game``, played over ``rounds`` rounds.
     """
     for seat, row in enumerate(rows):
-        categories = sum(row[f"score_{name}"] for name in SCORE_CATEGORIES)
+        categories = sum(row[column] for column in SCORE_CATEGORY_COLUMNS)
         if row["score_total"] != categories:
             raise InvariantError(game, seat, rounds, f"score_total {row['score_total']} but its categories "
                                                          f"sum to {categories}")

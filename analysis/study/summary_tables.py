@@ -31,13 +31,13 @@ from analysis.intervals import (
 )
 from analysis.schema import (
     COUNTER_COLUMNS,
+    FIRST_ROUND_COLUMNS,
     INTERACTION_COLUMNS,
     LUNA,
     MAJORITY_COLUMNS,
     MAJORITY_TYPES,
     SCORE_COLUMNS,
     SCRIPTED,
-    SWITCHED_SLOTS,
 )
 from analysis.stats import SUMMARY_COLUMNS
 
@@ -242,7 +242,7 @@ def slot_first_use(hist: pd.DataFrame, by: str | Iterable[str] | None = ("level"
     """As :func:`analysis.deck.slot_first_use`."""
     keys = as_keys(by)
     data = select_kind(hist, LUNA)
-    columns = {slot: f"slot_{slot.lower()}_first_round" for slot in SWITCHED_SLOTS}
+    columns = FIRST_ROUND_COLUMNS
     data = data[data["column"].isin(columns.values())]
     last_round = max(rounds, int(data["value"].max()))
     tables = []

@@ -23,14 +23,23 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from sim.columns import ROUND_CARD_COLUMNS, ROUND_MAJORITY_CARD_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC
+from sim.columns import (
+    BLOCKED_COLUMNS,
+    COMPANY_SCORE_COLUMNS,
+    ROUND_CARD_COLUMNS,
+    ROUND_MAJORITY_CARD_COLUMNS,
+    ROUND_MAJORITY_COLUMNS,
+    ROUND_NUMERIC,
+    SEAT_NUMERIC,
+    SHARES_COLUMNS,
+    SLOT_FIRST_ROUND_COLUMNS,
+    VALUE_COLUMNS,
+)
 from sim.constants import (
     BELT_MAX_OUTPOST_SPACES,
     BONUS_SPACES,
-    COMPANIES,
     DISPLAY_SPACES,
     MAJORITY_SIDES,
-    MAJORITY_TYPES,
     MAX_SEATS,
     N_COMPANIES,
     N_RESOURCE_TYPES,
@@ -77,15 +86,15 @@ _C = {name: index for index, name in enumerate(SEAT_INT_COLUMNS)}
 C_GAME, C_SEAT, C_RANK = _C["game"], _C["seat"], _C["rank"]
 C_SCORE_TOTAL, C_SCORE_CASH = _C["score_total"], _C["score_cash"]
 C_SCORE_HELIUM, C_SCORE_RESEARCH = _C["score_helium"], _C["score_research"]
-C_SCORE_COMPANY = _first_of(SEAT_INT_COLUMNS, [f"score_{c}" for c in COMPANIES])  # one per company
-C_SHARES = _first_of(SEAT_INT_COLUMNS, [f"shares_{c}" for c in COMPANIES])
-C_VALUE = _first_of(SEAT_INT_COLUMNS, [f"value_{c}" for c in COMPANIES])
+C_SCORE_COMPANY = _first_of(SEAT_INT_COLUMNS, COMPANY_SCORE_COLUMNS)  # one per company
+C_SHARES = _first_of(SEAT_INT_COLUMNS, SHARES_COLUMNS)
+C_VALUE = _first_of(SEAT_INT_COLUMNS, VALUE_COLUMNS)
 C_HELIUM, C_RESEARCH, C_CASH = _C["helium"], _C["research"], _C["cash"]
 C_CARDS, C_MARKERS, C_PLANS = _C["cards_gained"], _C["bonus_markers_placed"], _C["plans_discarded"]
 C_OUTPOSTS, C_OUSTED, C_RESHUFFLES = _C["outposts_placed"], _C["ousted"], _C["reshuffles"]
 C_GRADE2, C_GRADE2_RESHUFFLE, C_GRADE2_TOKEN = _C["grade2_entered"], _C["grade2_by_reshuffle"], _C["grade2_by_token"]
-C_SLOT_A, C_SLOT_E = _C["slot_a_first_round"], _C["slot_e_first_round"]
-C_BLOCKED = _first_of(SEAT_INT_COLUMNS, [f"blocked_{t}" for t in MAJORITY_TYPES])  # one per majority type
+C_SLOT_A, C_SLOT_E = (_C[column] for column in SLOT_FIRST_ROUND_COLUMNS.values())  # SWITCHED_SLOTS' order
+C_BLOCKED = _first_of(SEAT_INT_COLUMNS, BLOCKED_COLUMNS)  # one per majority type
 C_BONUS_LOST, C_CARDS_LOST, C_PLANS_LOST = _C["bonus_spaces_lost"], _C["cards_lost"], _C["plans_lost"]
 C_OUSTED_BY_LUNA = _C["outposts_ousted_by_luna"]
 
@@ -93,7 +102,7 @@ _R = {name: index for index, name in enumerate(ROUND_NUMERIC)}
 R_GAME, R_SEAT, R_ROUND = _R["game"], _R["seat"], _R["round"]
 R_CARDS = _first_of(ROUND_NUMERIC, ROUND_CARD_COLUMNS)  # one per slot
 R_MAJORITY_CARDS = _first_of(ROUND_NUMERIC, ROUND_MAJORITY_CARD_COLUMNS)  # left, right
-R_MAJORITY = _first_of(ROUND_NUMERIC, [f"majority_{t}" for t in MAJORITY_TYPES])  # one per majority type
+R_MAJORITY = _first_of(ROUND_NUMERIC, ROUND_MAJORITY_COLUMNS)  # one per majority type
 R_RESHUFFLES, R_GRADE2 = _R["reshuffles"], _R["grade2_entered"]
 R_GRADE2_RESHUFFLE, R_GRADE2_TOKEN = _R["grade2_by_reshuffle"], _R["grade2_by_token"]
 R_DECK_SIZE, R_HELIUM, R_RESEARCH, R_CASH = _R["deck_size_start"], _R["helium"], _R["research"], _R["cash"]

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sim.columns import SEAT_NUMERIC
+from sim.columns import BLOCKED_COLUMNS, COMPANY_SCORE_COLUMNS, SEAT_NUMERIC, SHARES_COLUMNS, VALUE_COLUMNS
 from sim.constants import (
     BONUS_COLUMNS,
     BONUS_ROWS,
     DISPLAY_SPACES,
-    MAJORITY_TYPES,
     N_COMPANIES,
     N_SLOTS,
     RESEARCH_ROWS,
@@ -277,12 +276,11 @@ def final_scores(rules: Rules, state: GameState) -> list[dict]:
             "score_cash": holder.cash,
             "score_helium": table_score(rules.helium_table, acting.helium),
             "score_research": table_score(rules.research_table, acting.research),
-            **{f"score_{name}": shares[company] * values[company] for company, name in enumerate(rules.companies)},
+            **{column: shares[company] * values[company] for company, column in enumerate(COMPANY_SCORE_COLUMNS)},
         }
         row = {"score_total": sum(categories.values()), **categories}
-        for company, name in enumerate(rules.companies):
-            row[f"shares_{name}"] = shares[company]
-            row[f"value_{name}"] = values[company]
+        row.update(zip(SHARES_COLUMNS, shares, strict=True))
+        row.update(zip(VALUE_COLUMNS, values, strict=True))
         row.update(helium=acting.helium, research=acting.research, cash=holder.cash, cards_gained=len(holder.cards))
         rows.append(row)
     totals = [row["score_total"] for row in rows]
@@ -316,8 +314,8 @@ def seat_counters(state: GameState, seat: int) -> dict[str, int]:
         "plans_lost": player.plans_lost if player else 0,
         "outposts_ousted_by_luna": player.outposts_ousted_by_luna if player else 0,
     }
-    for index, name in enumerate(MAJORITY_TYPES):
-        counters[f"blocked_{name}"] = player.blocked[index] if player else 0
+    for index, column in enumerate(BLOCKED_COLUMNS):
+        counters[column] = player.blocked[index] if player else 0
     return counters
 
 
