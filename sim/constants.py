@@ -67,6 +67,7 @@ DISPLAY_SPACES = DISPLAY_ROWS * DISPLAY_COLUMNS
 RESEARCH_ROWS = "ABC"  # research display rows
 RESEARCH_ROW_SPACES = 4  # spaces per research row
 BONUS_ROWS, BONUS_COLUMNS = 3, 4  # bonus spaces; row 0 holds the four majority bonus spaces
+TRACK_TILE_SIDES = 2  # each company track is a tile printed on both sides: ids A1 and A2, ..., one drawn per game
 BONUS_SPACES = BONUS_ROWS * BONUS_COLUMNS
 STANDARD_BONUS_CELLS: tuple[tuple[int, int], ...] = tuple(
     (row, column) for row in range(1, BONUS_ROWS) for column in range(BONUS_COLUMNS))  # the 8 standard spaces

@@ -8,7 +8,15 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from sim.constants import BONUS_COLUMNS, COMPANIES, MAJORITY_TYPES
+from sim.constants import (
+    BONUS_COLUMNS,
+    COMPANIES,
+    DISPLAY_SPACES,
+    MAJORITY_TYPES,
+    N_COMPANIES,
+    RESEARCH_ROW_SPACES,
+    TRACK_TILE_SIDES,
+)
 from sim.strict import Count, NoFloat
 from sim.strict import Strict as _Strict
 
@@ -52,7 +60,7 @@ class Threshold(_Strict):
 
 
 class TrackSide(_Strict):
-    id: str = Field(pattern=r"^[A-Z][12]$")
+    id: str = Field(pattern=rf"^[A-Z][1-{TRACK_TILE_SIDES}]$")  # a track letter and its side
     barriers: list[Barrier]
     thresholds: list[Threshold]
 
@@ -75,11 +83,12 @@ class Tracks(_Strict):
         if len(set(ids)) != len(ids):
             raise ValueError("side ids must be unique")
         letters = sorted({side_id[0] for side_id in ids})
-        if len(letters) < 4:
-            raise ValueError("at least 4 tracks (letters) are needed")
+        if len(letters) < N_COMPANIES:
+            raise ValueError(f"at least {N_COMPANIES} tracks (letters) are needed")
         for letter in letters:
-            if sorted(side_id for side_id in ids if side_id[0] == letter) != [letter + "1", letter + "2"]:
-                raise ValueError(f"track {letter} needs both sides {letter}1 and {letter}2")
+            both = [f"{letter}{side}" for side in range(1, TRACK_TILE_SIDES + 1)]
+            if sorted(side_id for side_id in ids if side_id[0] == letter) != both:
+                raise ValueError(f"track {letter} needs both sides {' and '.join(both)}")
         for side in self.sides:
             for gap in [b.after for b in side.barriers] + [t.after for t in side.thresholds]:
                 if gap >= self.spaces:
@@ -89,12 +98,12 @@ class Tracks(_Strict):
 
 class Display(_Strict):
     note: str
-    spaces: Annotated[Literal[12], NoFloat]
+    spaces: Annotated[Literal[DISPLAY_SPACES], NoFloat]  # type: ignore[valid-type]
 
 
 class Research(_Strict):
     note: str
-    row_spaces: Annotated[Literal[4], NoFloat]
+    row_spaces: Annotated[Literal[RESEARCH_ROW_SPACES], NoFloat]  # type: ignore[valid-type]
     row_deck: Count
     special_plans: Count
     special_face_up_at_start: Count

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from sim.constants import BONUS_COLUMNS, BONUS_ROWS, STANDARD_BONUS_CELLS
+from sim.constants import BONUS_COLUMNS, BONUS_ROWS, MAX_SEATS, STANDARD_BONUS_CELLS
 from sim.strict import Count
 from sim.strict import Strict as _Strict
 
@@ -16,7 +16,7 @@ from sim.strict import Strict as _Strict
 class PlayerModel(_Strict):
     note: str
     start_cash: Count
-    bonus_markers_by_humans: list[Count] = Field(min_length=4, max_length=4)
+    bonus_markers_by_humans: list[Count] = Field(min_length=MAX_SEATS, max_length=MAX_SEATS)  # by scripted seats 1-4
     majority_bonus_reward: Count
     scientist_bonus_reward: Count
     standard_bonus_rewards: list[list[int]]

@@ -56,6 +56,7 @@ from sim.config import GameConfig
 from sim.constants import (
     ACTION_KINDS,
     ALLOWED_ROUNDS,
+    BONUS_COLUMNS,
     BONUS_SPACES,
     DISPLAY_SPACES,
     LEVELS,
@@ -63,10 +64,13 @@ from sim.constants import (
     N_COMPANIES,
     N_RESOURCE_TYPES,
     N_SLOTS,
+    RESEARCH_ROW_SPACES,
+    RESEARCH_ROWS,
     RESOURCE_TYPES,
     RULE_SWITCHES,
     SLOT_LETTERS,
     STANDARD_BONUS_CELLS,
+    TRACK_TILE_SIDES,
 )
 from sim.gamedata import (
     AdvanceCompany,
@@ -92,8 +96,9 @@ OP_DISCARD_PLAN_MATCH = 7
 OP_DISCARD_SPECIAL = 8
 OP_PLACE_BONUS_MARKER = 9
 OP_CELLS = 5  # column of cell 0 in an opcode row
-OP_SLOT_CELLS = OP_CELLS + 12  # column of slot A's cell mask; slots B-E follow
-OP_WIDTH = OP_SLOT_CELLS + 5
+OP_MAX_CELLS = max(DISPLAY_SPACES, BONUS_SPACES, RESEARCH_ROW_SPACES)  # the largest card matrix's cells
+OP_SLOT_CELLS = OP_CELLS + OP_MAX_CELLS  # column of slot A's cell mask; slots B-E follow
+OP_WIDTH = OP_SLOT_CELLS + N_SLOTS
 
 REVEAL_NONE, REVEAL_HELIUM, REVEAL_RESEARCH = 0, 1, 2
 
@@ -130,8 +135,8 @@ _SELECTIONS = {
     "most_valuable": (0, 0, 1),
     "two_most_valuable": (0, 0, 2),
     "second_most_valuable": (0, 1, 1),
-    "least_valuable": (0, 3, 1),
-    "all_four": (0, 0, 4),
+    "least_valuable": (0, N_COMPANIES - 1, 1),
+    "all_four": (0, 0, N_COMPANIES),
     "lead_biggest_margin": (1, 0, 1),
     "two_biggest_leads": (1, 0, 2),
 }
@@ -145,6 +150,7 @@ MAX_OPS = 512  # card actions, all cards together
 MAX_POSITION = 63  # last space of Luna's tank and research tracks
 MAX_TRACK_SPACES = 63  # spaces of a company track
 MAX_LETTERS = 26  # company tracks (A-Z)
+MAX_SIDES = TRACK_TILE_SIDES * MAX_LETTERS  # company track sides
 MAX_COLUMNS = 16  # station columns
 MAX_COLUMN_SIZE = 16  # home spaces per station column
 MAX_ACTION_CARDS = 256
@@ -217,13 +223,13 @@ TABLE_FIELDS = [
     # company tracks
     ("track_spaces", np.int64, (), "spaces after the start space"),
     ("n_letters", np.int64, (), "track letters"),
-    ("side_of_letter", np.int64, (MAX_LETTERS, 2), "side index of each track letter (sorted) and side 1/2"),
-    ("side_rank", np.int64, (2 * MAX_LETTERS,), "position of the side's id in sorted order (value-tie break)"),
-    ("barrier_price", np.int64, (2 * MAX_LETTERS, MAX_TRACK_SPACES), "price of passing from space p to p + 1"),
-    ("threshold_reward", np.int64, (2 * MAX_LETTERS, MAX_TRACK_SPACES), "reward for passing from p to p + 1"),
-    ("track_cost", np.int64, (2 * MAX_LETTERS, MAX_TRACK_SPACES + 1, MAX_TRACK_SPACES + 1),
+    ("side_of_letter", np.int64, (MAX_LETTERS, TRACK_TILE_SIDES), "side index of each track letter (sorted), side 1/2"),
+    ("side_rank", np.int64, (MAX_SIDES,), "position of the side's id in sorted order (value-tie break)"),
+    ("barrier_price", np.int64, (MAX_SIDES, MAX_TRACK_SPACES), "price of passing from space p to p + 1"),
+    ("threshold_reward", np.int64, (MAX_SIDES, MAX_TRACK_SPACES), "reward for passing from p to p + 1"),
+    ("track_cost", np.int64, (MAX_SIDES, MAX_TRACK_SPACES + 1, MAX_TRACK_SPACES + 1),
      "Luna's passage from space p to e > p in one: CrypCoin c becomes max(c - cost, 0) + gain (track_passages)"),
-    ("track_gain", np.int64, (2 * MAX_LETTERS, MAX_TRACK_SPACES + 1, MAX_TRACK_SPACES + 1), "(see track_cost)"),
+    ("track_gain", np.int64, (MAX_SIDES, MAX_TRACK_SPACES + 1, MAX_TRACK_SPACES + 1), "(see track_cost)"),
     # stations and sectors
     ("n_columns", np.int64, (), "station columns"),
     ("column_size", np.int64, (), "home spaces per column"),
@@ -291,7 +297,7 @@ def _encode_action(action) -> list[int]:
             row[0] = OP_GAIN_CARD_SHARE
     elif isinstance(action, DiscardResearchPlan):
         if action.select == "match_slot":
-            row[:3] = [OP_DISCARD_PLAN_MATCH, 0, "ABC".index(action.row)]
+            row[:3] = [OP_DISCARD_PLAN_MATCH, 0, RESEARCH_ROWS.index(action.row)]
             row[OP_CELLS:OP_CELLS + len(action.spaces)] = [_letter_mask(cell) for cell in action.spaces]
         else:
             row[0] = OP_DISCARD_SPECIAL
@@ -302,7 +308,7 @@ def _encode_action(action) -> list[int]:
     else:  # pragma: no cover - the schema admits no other action
         raise ValueError(f"the numba engine does not know the card action {action!r}")
     for slot in range(N_SLOTS):
-        row[OP_SLOT_CELLS + slot] = sum(1 << k for k in range(DISPLAY_SPACES) if row[OP_CELLS + k] >> slot & 1)
+        row[OP_SLOT_CELLS + slot] = sum(1 << k for k in range(OP_MAX_CELLS) if row[OP_CELLS + k] >> slot & 1)
     return row
 
 
@@ -466,8 +472,8 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     t["majority_bonus_reward"] = model.majority_bonus_reward
     t["scientist_bonus_reward"] = model.scientist_bonus_reward
     for row, rewards in enumerate(model.standard_bonus_rewards, start=1):
-        t["standard_bonus_reward"][4 * row: 4 * row + 4] = rewards
-    t["bonus_preference"] = [4 * row + column for row, column in model.standard_bonus_preference]
+        t["standard_bonus_reward"][BONUS_COLUMNS * row: BONUS_COLUMNS * (row + 1)] = rewards
+    t["bonus_preference"] = [BONUS_COLUMNS * row + column for row, column in model.standard_bonus_preference]
     t["sector_reward"] = model.sector_reward
     t["expand_outposts_per_step"] = model.expand_outposts_per_step
     t["plan_lost_research_penalty"] = model.plan_lost_research_penalty
@@ -524,7 +530,7 @@ def compile_tables(data: GameData, config: GameConfig) -> np.ndarray:
     t["track_spaces"] = moon.tracks.spaces
     t["n_letters"] = len(letters)
     for index, letter in enumerate(letters):
-        t["side_of_letter"][index] = (side_index[f"{letter}1"], side_index[f"{letter}2"])
+        t["side_of_letter"][index] = [side_index[f"{letter}{side}"] for side in range(1, TRACK_TILE_SIDES + 1)]
     for index, side in enumerate(sides):
         t["side_rank"][index] = ordered_ids.index(side.id)
         for barrier in side.barriers:

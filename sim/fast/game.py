@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.constants import BONUS_SPACES, DISPLAY_SPACES, N_COMPANIES, N_RESOURCE_TYPES, N_SLOTS
+from sim.constants import BONUS_SPACES, DISPLAY_SPACES, N_COMPANIES, N_RESOURCE_TYPES, N_SLOTS, TRACK_TILE_SIDES
 from sim.fast._jit import jit
 from sim.fast.belt import setup_belt
 from sim.fast.board import (
@@ -164,7 +164,7 @@ def setup(t, st, seed, game):
         st.letters[i] = i
     shuffle(st, BOARD_STREAM, st.letters[:t.n_letters])
     for company in range(N_COMPANIES):
-        st.track_side[company] = t.side_of_letter[st.letters[company], below(st, BOARD_STREAM, 2)]
+        st.track_side[company] = t.side_of_letter[st.letters[company], below(st, BOARD_STREAM, TRACK_TILE_SIDES)]
     for i in range(t.n_action_cards):
         st.action_deck[i] = i
     shuffle(st, BOARD_STREAM, st.action_deck[:t.n_action_cards])

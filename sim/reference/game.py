@@ -14,6 +14,7 @@ from sim.constants import (
     N_SLOTS,
     RESEARCH_ROWS,
     SLOT_LETTERS,
+    TRACK_TILE_SIDES,
 )
 from sim.moondata import StartingToken
 from sim.reference.belt import setup_belt
@@ -49,7 +50,7 @@ def setup_game(rules: Rules, seed: int, game: int) -> tuple[GameState, list[Stre
     """Lay out the board and every seat. Random draws, in this order:
 
     board stream: shuffle the track letters (A-E, sorted) and give the first four to the companies
-    in order; then one ``below(2)`` per company for its side (0 = side 1); shuffle the action-card
+    in order; then one ``below(TRACK_TILE_SIDES)`` per company for its side (0 = side 1); shuffle the action-card
     deck (data order); then, with ``start_bonus = random``, one ``below(len(pool))`` per seat in
     seat order, taking a starting token from the pool (swap-remove). Seat stream of each Luna
     seat: shuffle her grade-1 cards (data order), then her grade-2 cards at levels 2-8.
@@ -62,7 +63,7 @@ def setup_game(rules: Rules, seed: int, game: int) -> tuple[GameState, list[Stre
     board_rng.shuffle(letters)
     track_side = []
     for company in range(N_COMPANIES):
-        side = board_rng.below(2)
+        side = board_rng.below(TRACK_TILE_SIDES)
         track_side.append(rules.side_index[f"{letters[company]}{side + 1}"])
 
     action_deck = list(range(len(rules.action_cards)))
