@@ -28,9 +28,10 @@ from sim.constants import BOARDS, DEFAULT_BOARD, LEVELS, ROUNDS, SINGULARITY_ROU
 from sim.engines import DEFAULT_ENGINE, ENGINES, engine_function
 from sim.gamedata import GameData, load_game_data
 from sim.run import default_chunk_size
+from sim.shutdown import EXIT_ENGINE, EXIT_USAGE
 from sim.violation import InvariantError
 
-EXIT_VIOLATION, EXIT_USAGE = 1, 2
+EXIT_VIOLATION = EXIT_ENGINE  # a game broke an invariant: the code simulate --check-invariants exits with
 
 
 @dataclass(frozen=True)
