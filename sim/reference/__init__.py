@@ -36,11 +36,12 @@ total is lower than a Luna's value that round counts as blocked. In the action p
 turns in seat order (scripted seats first, Luna last), one action each per turn. An action's strength
 is ``floor(steps_by_round[round] * strength + carry)``, the fraction carried to its next action.
 - invest: that many steps on the most valuable company's track; thresholds pay; a money barrier it
-  cannot pay stops it; past the end each step pays 2 CrypCoin.
+  cannot pay stops it; past the end each step pays ``past_end_crypcoin_per_step`` CrypCoin.
 - expand: ``max(1, floor(steps * expand_outposts_per_step))`` outposts (``steps``: the action's strength)
   of the company it holds most shares of (ties: more valuable), each in the lowest-numbered reachable
   vacant sector (it never ousts), paying ``sector_reward`` each.
-- helium / research: the tank or upload marker forward (slot A at 8, E at 4, 2 CrypCoin past the end);
+- helium / research: the tank or upload marker forward (slot A at ``tank_switch_at``, E at ``research_switch_at``,
+  ``past_end_crypcoin_per_step`` CrypCoin a step past the end);
   research also takes the plan it aimed at; if Luna discarded that plan meanwhile it counts a lost
   plan and loses ``plan_lost_research_penalty`` steps.
 - buy_card: the card it aimed at if still there and affordable; if Luna took it, a lost card; then the

@@ -88,8 +88,8 @@ def farthest_behind(rules: Rules, state: GameState, seat: int, candidates: list[
 
 
 def advance_track(rules: Rules, state: GameState, seat: int, company: int, steps: int) -> None:
-    """Share marker forward: thresholds pay, 2 CrypCoin per step past the end; at a money barrier Luna
-    pays what she has and moves on anyway, while a scripted player stops unless it can pay in full."""
+    """Share marker forward: thresholds pay, ``past_end_crypcoin_per_step`` per step past the end; at a money
+    barrier Luna pays what she has and moves on anyway, while a scripted player stops unless it can pay in full."""
     side = state.track_side[company]
     holder = state.seats[seat]
     for _ in range(steps):

@@ -94,7 +94,8 @@ def move_marker(rules: Rules, state: GameState, seat: int, track: str, steps: in
     """Move a seat's tank (``track="helium"``) or upload (``"research"``) marker forward step by step.
 
     Reaching the switch space turns slot A (tank) or E (upload) ON, except at a Luna level without
-    switches; reaching or passing a Luna token fires it; each step past the end pays 2 CrypCoin.
+    switches; reaching or passing a Luna token fires it; each step past the end pays
+    ``past_end_crypcoin_per_step`` CrypCoin (luna.toml).
     Scripted seats move theirs with this same rule (they have no tokens).
     """
     holder = state.seats[seat]

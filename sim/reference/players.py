@@ -161,12 +161,12 @@ def player_expand(rules: Rules, state: GameState, seat: int, steps: int) -> None
 
 
 def player_helium(rules: Rules, state: GameState, seat: int, steps: int) -> None:
-    """Its tank marker forward (slot A switch, 2 CrypCoin a step past the end)."""
+    """Its tank marker forward (slot A switch, CrypCoin a step past the end: :func:`move_marker`)."""
     move_marker(rules, state, seat, "helium", steps)
 
 
 def player_research(rules: Rules, state: GameState, seat: int, steps: int) -> None:
-    """Its upload marker forward (slot E switch, 2 CrypCoin a step past the end)."""
+    """Its upload marker forward (slot E switch, CrypCoin a step past the end: :func:`move_marker`)."""
     move_marker(rules, state, seat, "research", steps)
 
 
