@@ -84,6 +84,8 @@ DEFAULT_BOARD = BOARDS[0]
 BELT_KINDS = ("asteroid", "shuttle")  # a Belt target: an asteroid with outpost spaces, or one shuttle space
 BELT_MAX_OUTPOST_SPACES = 4  # the most outpost spaces one asteroid may have (a fixed size of the numba engine)
 ACTION_KINDS = ("invest", "expand", "helium", "research", "buy_card", "bonus")  # scripted players' actions
+# A special research plan's status in both engines' state (face down until flipped, in index order; Luna removes them)
+SPECIAL_FACE_DOWN, SPECIAL_FACE_UP, SPECIAL_REMOVED = 0, 1, 2
 
 # ---------------------------------------------------------------- runs
 

@@ -37,6 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from sim.columns import SCORE_CATEGORY_COLUMNS
+from sim.constants import SPECIAL_FACE_DOWN, SPECIAL_FACE_UP, SPECIAL_REMOVED
 from sim.reference import NO_CARD, NO_COMPANY, NOBODY, SLOTS, GameState, Rules
 from sim.violation import InvariantError
 
@@ -221,9 +222,9 @@ def check_invariants(rules: Rules, state: GameState) -> list[str]:
         if not 0 <= left <= rules.research.row_deck:
             problems.append(f"research row {'ABC'[row]}: {left} plans left in its deck")
     flipped = state.specials_flipped
-    if any(status not in (0, 1, 2) for status in state.special_plans) or \
-            any(status == 0 for status in state.special_plans[:flipped]) or \
-            any(status != 0 for status in state.special_plans[flipped:]):
+    if any(status not in (SPECIAL_FACE_DOWN, SPECIAL_FACE_UP, SPECIAL_REMOVED) for status in state.special_plans) or \
+            any(status == SPECIAL_FACE_DOWN for status in state.special_plans[:flipped]) or \
+            any(status != SPECIAL_FACE_DOWN for status in state.special_plans[flipped:]):
         problems.append(f"special plans {state.special_plans} inconsistent with {flipped} flipped")
     return problems
 

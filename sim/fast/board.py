@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.constants import DISPLAY_SPACES, N_COMPANIES, RESEARCH_ROW_SPACES
+from sim.constants import DISPLAY_SPACES, N_COMPANIES, RESEARCH_ROW_SPACES, SPECIAL_FACE_UP, SPECIAL_REMOVED
 from sim.fast._jit import jit
 from sim.fast.bits import highest_sector, lowest_sector, sector_bit
 from sim.fast.rng import U1
@@ -414,7 +414,7 @@ def flip_special_plan(t, st):
     """``flip_special_plan``: the next special plan face up, if any is left."""
     flipped = st.specials_flipped
     if flipped < t.n_special:
-        st.special[flipped] = 1
+        st.special[flipped] = SPECIAL_FACE_UP
         st.specials_flipped = flipped + 1
 
 
@@ -422,8 +422,8 @@ def flip_special_plan(t, st):
 def discard_latest_special(t, st, seat):
     """``discard_research_plan`` of the special plans: the latest face-up one is removed."""
     for i in range(t.n_special - 1, -1, -1):
-        if st.special[i] == 1:
-            st.special[i] = 2
+        if st.special[i] == SPECIAL_FACE_UP:
+            st.special[i] = SPECIAL_REMOVED
             st.plans_discarded[seat] += 1
             return
 

@@ -28,7 +28,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.constants import BELT_MAX_OUTPOST_SPACES, BONUS_COLUMNS, BONUS_SPACES, DISPLAY_SPACES, N_COMPANIES, N_SLOTS
+from sim.constants import (
+    BELT_MAX_OUTPOST_SPACES,
+    BONUS_COLUMNS,
+    BONUS_SPACES,
+    DISPLAY_SPACES,
+    N_COMPANIES,
+    N_SLOTS,
+    SPECIAL_FACE_DOWN,
+    SPECIAL_REMOVED,
+)
 from sim.fast._jit import jit
 from sim.fast.board import reach_of, sorts_before, station_totals
 from sim.fast.state import (
@@ -421,7 +430,7 @@ def _check_board(t, st):
         return SPECIAL_PLANS
     for plan in range(t.n_special):
         status = st.special[plan]
-        if status < 0 or status > 2 or (status == 0) != (plan >= flipped):
+        if status < SPECIAL_FACE_DOWN or status > SPECIAL_REMOVED or (status == SPECIAL_FACE_DOWN) != (plan >= flipped):
             return SPECIAL_PLANS
     return _check_caches(t, st)
 

@@ -137,7 +137,7 @@ STATE_FIELDS = [
      "refills of each research space (tells a player its aimed plan went)"),
     ("luna_discarded", np.int64, (N_ROWS, RESEARCH_ROW_SPACES),
      "bit g set: a Luna discarded the plan of generation g from that space"),
-    ("special", np.int8, (MAX_SPECIAL_PLANS,), "special plan 0 face down, 1 face up, 2 removed"),
+    ("special", np.int8, (MAX_SPECIAL_PLANS,), "each special plan's status (sim.constants SPECIAL_*)"),
     ("specials_flipped", np.int64, (), "special plans flipped so far (in index order)"),
     ("bonus_owner", np.int64, (BONUS_SPACES,), "seat whose marker is on bonus space row * 4 + column, or -1"),
     ("scientist_owner", np.int64, (), "seat whose marker is on the scientist majority space, or -1"),

@@ -5,7 +5,7 @@ scripted player differ (a money barrier), the function says so.
 
 from __future__ import annotations
 
-from sim.constants import BONUS_COLUMNS, BONUS_ROWS, DISPLAY_SPACES, N_COMPANIES
+from sim.constants import BONUS_COLUMNS, BONUS_ROWS, DISPLAY_SPACES, N_COMPANIES, SPECIAL_FACE_UP
 from sim.reference.state import NO_CARD, NO_COMPANY, NOBODY, GameState, Rules
 
 # ---------------------------------------------------------------- companies
@@ -209,7 +209,7 @@ def refill_plan_row(state: GameState, row: int) -> None:
 def flip_special_plan(state: GameState) -> None:
     """The next face-down special plan (in index order) face up, if one is left."""
     if state.specials_flipped < len(state.special_plans):
-        state.special_plans[state.specials_flipped] = 1
+        state.special_plans[state.specials_flipped] = SPECIAL_FACE_UP
         state.specials_flipped += 1
 
 

@@ -14,6 +14,7 @@ from sim.constants import (
     N_SLOTS,
     RESEARCH_ROWS,
     SLOT_LETTERS,
+    SPECIAL_FACE_DOWN,
     TRACK_TILE_SIDES,
 )
 from sim.moondata import StartingToken
@@ -79,7 +80,7 @@ def setup_game(rules: Rules, seed: int, game: int) -> tuple[GameState, list[Stre
         display=[NO_CARD] * DISPLAY_SPACES,
         plan_rows=[[False] * rules.research.row_spaces for _ in RESEARCH_ROWS],
         plan_decks=[rules.research.row_deck] * len(RESEARCH_ROWS),
-        special_plans=[0] * rules.research.special_plans,
+        special_plans=[SPECIAL_FACE_DOWN] * rules.research.special_plans,
         specials_flipped=0,
         bonus_space_owner=[[NOBODY] * BONUS_COLUMNS for _ in range(BONUS_ROWS)],
         seats=[],

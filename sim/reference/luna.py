@@ -15,6 +15,8 @@ from sim.constants import (
     N_SLOTS,
     RESEARCH_ROWS,
     SLOT_LETTERS,
+    SPECIAL_FACE_UP,
+    SPECIAL_REMOVED,
 )
 from sim.gamedata import (
     AdvanceCompany,
@@ -157,9 +159,9 @@ def discard_research_plan(state: GameState, seat: int, action: DiscardResearchPl
     row is refilled at once)."""
     luna = state.seats[seat].luna
     if action.select == "latest_special":
-        face_up = [i for i, status in enumerate(state.special_plans) if status == 1]
+        face_up = [i for i, status in enumerate(state.special_plans) if status == SPECIAL_FACE_UP]
         if face_up:
-            state.special_plans[face_up[-1]] = 2
+            state.special_plans[face_up[-1]] = SPECIAL_REMOVED
             luna.plans_discarded += 1
         return
     row = RESEARCH_ROWS.index(action.row)

@@ -102,7 +102,7 @@ class GameState:
     display: list[int]  # 12 entries: action card on that display space, or NO_CARD
     plan_rows: list[list[bool]]  # [row A/B/C][space]: a research plan lies there
     plan_decks: list[int]  # 3 entries: plans left in each row's deck
-    special_plans: list[int]  # per special plan: 0 face down, 1 face up, 2 removed; flipped in index order
+    special_plans: list[int]  # per special plan: SPECIAL_FACE_DOWN, _UP or _REMOVED (sim.constants); flipped in order
     specials_flipped: int  # how many special plans have been flipped face up
     bonus_space_owner: list[list[int]]  # [3][4]: seat whose bonus marker is there, or NOBODY
     seats: list[SeatState]
