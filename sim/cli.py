@@ -45,7 +45,7 @@ from sim.cli_checks import (
     check_report_out,
     clamp_workers,
 )
-from sim.config import DEFAULT_START_BONUS, ConfigError, GameConfig, parse_levels, parse_seats
+from sim.config import DEFAULT_START_BONUS, MIN_INTERVAL_GAMES, ConfigError, GameConfig, parse_levels, parse_seats
 from sim.constants import (
     ALLOWED_ROUNDS,
     BACKENDS,
@@ -200,8 +200,8 @@ def command_readings(args: argparse.Namespace) -> int:
 
     data = load_game_data(args.overlay)
     levels = parse_levels(args.levels)
-    if args.games < 2:
-        raise ConfigError(f"--games: at least 2 games give an interval, got {args.games}")
+    if args.games < MIN_INTERVAL_GAMES:
+        raise ConfigError(f"--games: at least {MIN_INTERVAL_GAMES} games give an interval, got {args.games}")
     opponents = parse_seats(args.seats, data.players.profiles) if args.seats else ()
     if any(seat.kind == "luna" for seat in opponents):
         raise ConfigError("--seats: only scripted seats sit before Luna here (she is added last, at each level)")

@@ -100,6 +100,8 @@ def is_level(value: object) -> bool:
 
 #: Game numbers run from 0 to GAME_NUMBERS - 1: a game's number names its random streams and is stored as int64.
 GAME_NUMBERS = 2**63
+#: The fewest games a mean's interval takes (its standard deviation needs two): readings, sensitivity and tune.
+MIN_INTERVAL_GAMES = 2
 
 
 def check_count(value: object, name: str, least: int) -> int:

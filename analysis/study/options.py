@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from sim.config import ConfigError, check_games, check_seed, check_table, is_level, plain_number
+from sim.config import MIN_INTERVAL_GAMES, ConfigError, check_games, check_seed, check_table, is_level, plain_number
 from sim.constants import BACKENDS, MAX_LEVEL, MIN_LEVEL, builtin_profiles
 
 
@@ -41,8 +41,9 @@ def check_options(games: int, seed: int, levels: Sequence[int], rounds: int, sta
         raise StudyError(error.problem, error.option, error.mentions) from None
     if not len(levels) or not all(map(is_level, levels)):
         raise StudyError(f"need levels between {MIN_LEVEL} and {MAX_LEVEL}, got {list(levels)}", "levels")
-    if readings_games == 1:
-        raise StudyError(f"at least 2 games give an interval, got {readings_games}", "readings_games")
+    if 0 < readings_games < MIN_INTERVAL_GAMES:  # 0: no readings section
+        raise StudyError(f"at least {MIN_INTERVAL_GAMES} games give an interval, got {readings_games}",
+                         "readings_games")
     if backend not in BACKENDS:
         raise StudyError(f"unknown backend {backend!r} ({' or '.join(BACKENDS)})", "backend")
     if backend == "dask" and not scheduler:

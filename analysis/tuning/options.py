@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sim.config import ConfigError, check_games, check_seed, is_level, is_whole_number, parse_seat
+from sim.config import MIN_INTERVAL_GAMES, ConfigError, check_games, check_seed, is_level, is_whole_number, parse_seat
 from sim.constants import DEFAULT_RUN_SEED, LEVELS
 from sim.engines import DEFAULT_ENGINE, check_engine
 from sim.gamedata import GameData
@@ -37,8 +37,9 @@ class SensitivityOptions:
     def __post_init__(self) -> None:
         if not is_level(self.level):  # 4.0 == 4 passed, then failed as a key
             raise ConfigError(f"must be one of {LEVELS[0]}-{LEVELS[-1]}, got {self.level!r}", "level")
-        if not is_whole_number(self.games) or self.games < 2:
-            raise ConfigError(f"must be at least 2 (a paired interval needs two games), got {self.games}", "games")
+        if not is_whole_number(self.games) or self.games < MIN_INTERVAL_GAMES:
+            raise ConfigError(f"must be at least {MIN_INTERVAL_GAMES} (a paired interval needs two games), "
+                              f"got {self.games}", "games")
         check_games(self.games)
         for name, value in (("level", self.level), ("games", self.games), ("seed", check_seed(self.seed))):
             object.__setattr__(self, name, int(value))  # numpy integers pass the checks; JSON takes ints

@@ -34,7 +34,7 @@ from analysis.tuning.parameters import write_overlay
 from analysis.tuning.search import DEFAULT_TUNE_GAMES, DEFAULT_TUNE_SEED, Measure, distance
 from analysis.tuning.targets import read_targets, seating_problem
 from analysis.tuning.tune import GoalResult, TuneResult, start_data, summary_line, tune
-from sim.config import check_games, check_seed
+from sim.config import MIN_INTERVAL_GAMES, check_games, check_seed
 from sim.engines import DEFAULT_ENGINE
 from sim.gamedata import DataError, load_game_data
 from sim.outputs import TUNED_FILE, TUNING_FILE
@@ -274,7 +274,7 @@ def run_tune(target_file: str | Path, out: str | Path, games: int = DEFAULT_TUNE
         No directory can be written at ``out`` (checked before any game is played).
     """
     # one game gave a mean score's interval as [-inf, inf] and played on; readings and sensitivity ask 2 too
-    games = check_games(games, least=2)
+    games = check_games(games, least=MIN_INTERVAL_GAMES)
     seed = check_seed(seed)  # Python ints: the manifest's JSON takes no numpy integer
     start_overlay, raw_luna = start_data(overlay)
     profiles = load_game_data(start_overlay or None).players.profiles

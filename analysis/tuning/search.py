@@ -54,6 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.config import MIN_INTERVAL_GAMES
 from sim.constants import DEFAULT_RUN_SEED
 
 #: Games per candidate on a race's last stage (``tune --games``), and of the before and after measurements.
@@ -153,7 +154,7 @@ def clearly_worse(rival: Measure, best: Measure, target: float, z: float = DROP_
     if len(rival.per_game) != len(best.per_game):
         raise ValueError("clearly_worse: the two measures were taken on different games")
     games = len(rival.per_game)
-    if games < 2:
+    if games < MIN_INTERVAL_GAMES:
         return False
     paired = rival.per_game - best.per_game
     delta = float(np.mean(paired))

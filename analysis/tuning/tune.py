@@ -26,7 +26,7 @@ from analysis.tuning.search import (
     coordinate_search,
 )
 from analysis.tuning.targets import PARITY_METRIC, Goal, Targets, ladder_targets
-from sim.config import check_games, check_seed
+from sim.config import MIN_INTERVAL_GAMES, check_games, check_seed
 from sim.engines import DEFAULT_ENGINE
 from sim.gamedata import OVERLAY_TABLES, DataError, load_game_data, read_toml
 
@@ -200,7 +200,8 @@ def tune(targets: Targets, start_overlay: Mapping[str, Any], raw_luna: Mapping[s
     -------
     TuneResult
     """
-    games = check_games(games, least=2)  # one game's interval is [-inf, inf]: the races could not rank anything
+    # one game's interval is [-inf, inf]: the races could not rank anything
+    games = check_games(games, least=MIN_INTERVAL_GAMES)
     seed = check_seed(seed)
     goals = targets.goals
     measured: dict[int, Measure] = {}
