@@ -69,6 +69,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import llvmlite.binding
 import numba
@@ -192,7 +193,7 @@ def _caching_into(folder: Path) -> Iterator[None]:
         numba.config.CACHE_DIR = saved
 
 
-def jit(function: Callable | None = None, **options) -> Callable:
+def jit(function: Callable | None = None, **options: Any) -> Callable:
     """``numba.njit`` with the engine's options (module docstring), cached in :data:`CACHE_DIR`.
 
     Used bare (``@jit``) on every kernel; keyword ``options`` add to or override the engine's.
