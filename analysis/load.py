@@ -67,7 +67,7 @@ from analysis.schema import (
     SEATS_REQUIRED,
 )
 from analysis.study.plan import variant_name
-from sim.config import DEFAULT_START_BONUS
+from sim.config import DEFAULT_START_BONUS, profile_label
 from sim.constants import DEFAULT_BOARD, ROUNDS
 
 PathLike = str | Path
@@ -217,8 +217,7 @@ def _seat_label(row: pd.Series) -> str:
 
 
 def _opponent_label(row: pd.Series) -> str:
-    strength = float(row["strength"])
-    return row["profile"] if strength == 1.0 else f"{row['profile']}@{strength:g}"
+    return profile_label(row["profile"], float(row["strength"]))
 
 
 def _variant(config: dict[str, Any]) -> str:

@@ -20,7 +20,15 @@ from typing import Any
 import pandas as pd
 
 from analysis.schema import LUNA, MANIFEST_FILE, ROUNDS_FILE, SEATS_FILE
-from sim.config import DEFAULT_START_BONUS, SCRIPTED_PROFILES, ConfigError, GameConfig, check_choice, parse_seat
+from sim.config import (
+    DEFAULT_START_BONUS,
+    SCRIPTED_PROFILES,
+    ConfigError,
+    GameConfig,
+    check_choice,
+    parse_seat,
+    profile_label,
+)
 from sim.constants import BACKENDS, DEFAULT_BACKEND, DEFAULT_BOARD, DEFAULT_WORKERS, DETAIL_ROUNDS, ROUNDS
 from sim.outputs import MANIFEST_FILES, file_digest
 
@@ -86,8 +94,7 @@ def _seat_label(row: pd.Series) -> str:
     """A seat of ``seats.parquet`` as the manifest names it (:attr:`sim.config.Seat.label`)."""
     if row["kind"] == LUNA:
         return f"{LUNA}:{int(row['level'])}"
-    strength = float(row["strength"])
-    return f"scripted:{row['profile']}" + ("" if strength == 1.0 else f"@{strength:g}")
+    return f"scripted:{profile_label(row['profile'], float(row['strength']))}"
 
 
 def check_agreement(directory: Path, config: dict[str, Any], seats: pd.DataFrame) -> None:

@@ -44,6 +44,7 @@ def plain_number(text: str) -> float | None:
 #: The strongest scripted seat: far above any strength a study or a parity search tries (parity widens its
 #: bracket up to 128), and low enough that a profile's steps and resources times it stay small integers.
 MAX_STRENGTH = 1000.0
+DEFAULT_STRENGTH = 1.0  # a scripted seat's strength when none is written; labels leave it out
 
 
 #: Python parameters whose command-line option is not their name with dashes.
@@ -171,7 +172,7 @@ class Seat:
     kind: str  # "luna" or "scripted"
     level: int = -1  # Luna's difficulty level 0-8; -1 for a scripted seat
     profile: str = ""  # scripted profile name; "" for Luna
-    strength: float = 1.0  # scripted-player strength multiplier
+    strength: float = DEFAULT_STRENGTH  # scripted-player strength multiplier
 
     def __post_init__(self) -> None:
         """The checks :func:`parse_seat` makes, for a seat built in Python: the engines take its numbers as given
@@ -194,8 +195,7 @@ class Seat:
     def label(self) -> str:
         if self.kind == "luna":
             return f"luna:{self.level}"
-        suffix = "" if self.strength == 1.0 else f"@{self.strength:g}"
-        return f"scripted:{self.profile}{suffix}"
+        return f"scripted:{profile_label(self.profile, self.strength)}"
 
 
 @dataclass(frozen=True)
@@ -228,6 +228,11 @@ def _is_strength(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool) and 0 < value <= MAX_STRENGTH
 
 
+def profile_label(profile: str, strength: float) -> str:
+    """A scripted profile at a strength as seats, part names and tables write it: ``balanced``, ``balanced@0.8``."""
+    return profile if strength == DEFAULT_STRENGTH else f"{profile}@{strength:g}"
+
+
 def parse_seat(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> Seat:
     """Parse ``luna:<level>`` or ``scripted:<profile>[@strength]``; ``profiles`` are the known names."""
     match = _SEAT_PATTERN.match(text.strip())
@@ -244,7 +249,7 @@ def parse_seat(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> Seat:
     if match["profile"] not in profiles:
         raise ConfigError(f"unknown scripted profile {match['profile']!r} in {text!r} "
                           f"(known: {', '.join(profiles)})", "seats")
-    strength = 1.0
+    strength = DEFAULT_STRENGTH
     if match["strength"] is not None:
         strength = plain_number(match["strength"])
         if strength is None:

@@ -27,7 +27,7 @@ from analysis.study.options import (
 )
 from analysis.study.options import parse_profiles as parse_profiles  # re-exported: the CLI and runner import it here
 from analysis.study.study_file import check_study_json
-from sim.config import DEFAULT_START_BONUS
+from sim.config import DEFAULT_START_BONUS, DEFAULT_STRENGTH, profile_label
 from sim.constants import (
     DEFAULT_BACKEND,
     DEFAULT_BOARD,
@@ -55,7 +55,7 @@ DEFAULT_GAMES = 200_000
 DEFAULT_SEED = 2026
 DEFAULT_LEVELS: tuple[int, ...] = LEVELS
 DEFAULT_RESULTS = "results"
-DEFAULT_STRENGTHS: tuple[float, ...] = (1.0,)
+DEFAULT_STRENGTHS: tuple[float, ...] = (DEFAULT_STRENGTH,)
 #: Games per strength tried by the study's strength-at-parity step. About 28 strengths are tried per
 #: profile and level, so this bounds the step to about 28 x 10,000 games per (profile, level), ~2 s with
 #: numba on one core (the exact parity interval of the strength is then about +-0.01 wide; the one printed,
@@ -265,8 +265,7 @@ def versus_part_name(profile: str, strength: float, level: int) -> str:
     """``vs-<profile>-L<level>`` at strength 1 (the name studies have always used, so they resume), else
     ``vs-<profile>@<strength>-L<level>``: the ``@`` spelling of seats (``scripted:balanced@0.8``) and of
     the report's ``opponents`` column, so a part's name reads like its opponent everywhere."""
-    profile_label = profile if strength == 1.0 else f"{profile}@{strength_label(strength)}"
-    return f"vs-{profile_label}-L{level}"
+    return f"vs-{profile_label(profile, strength)}-L{level}"
 
 
 def base_parts(levels: Iterable[int], profiles: Iterable[str] = (),
@@ -289,7 +288,7 @@ def base_parts(levels: Iterable[int], profiles: Iterable[str] = (),
     strengths = tuple(strengths)
     for profile in profiles:
         for strength in strengths:
-            seat = f"scripted:{profile}" if strength == 1.0 else f"scripted:{profile}@{strength_label(strength)}"
+            seat = f"scripted:{profile_label(profile, strength)}"
             parts += [Part(versus_part_name(profile, strength, level), f"{seat},luna:{level}") for level in chosen]
     return parts
 

@@ -49,7 +49,7 @@ from analysis.study.plan import (
     rerun_command,
 )
 from sim.columns import ROUND_CARD_COLUMNS, ROUND_ID_COLUMNS, ROUND_NUMERIC, SEAT_NUMERIC, Chunk
-from sim.config import GameConfig
+from sim.config import GameConfig, profile_label
 from sim.constants import SLOT_LETTERS
 from sim.fast.counts import count_columns_from, count_strided, integer_counts, value_bounds
 from sim.gamedata import GameData
@@ -334,8 +334,7 @@ def seat_labels(seats: Sequence[str]) -> list[dict[str, Any]]:
 def run_labels(name: str, variant: str, seats: Sequence[str]) -> dict[str, Any]:
     """The run columns :mod:`analysis.load` gives a part's rows (see :data:`analysis.schema.RUN_COLUMNS`)."""
     labels = seat_labels(seats)
-    scripted = [seat["profile"] if seat["strength"] == 1.0 else f"{seat['profile']}@{seat['strength']:g}"
-                for seat in labels if seat["kind"] != LUNA]
+    scripted = [profile_label(seat["profile"], seat["strength"]) for seat in labels if seat["kind"] != LUNA]
     lunas = [seat for seat in labels if seat["kind"] == LUNA]
     levels = {seat["level"] for seat in lunas}
     return {"run": name, "variant": variant, "seats": ",".join(seats),
