@@ -33,9 +33,13 @@ from sim.gamedata import GameData
 #: The finest bisection a search accepts: :class:`WinRateCurve` plays strengths rounded to 6 decimals, so a
 #: finer one would only replay the same strength (and below about 2e-16 the bracket cannot narrow at all).
 MIN_PARITY_TOLERANCE = 1e-6
-#: The search widens its bracket (from 0.25-4) by halving and doubling up to these strengths, and no further:
-#: a profile that loses at 64 times its data's steps and resources is not going to hold even.
-LOWEST_STRENGTH = 0.25 / 2**8
+#: A profile at its strength at parity wins this share of its games against Luna.
+PARITY_WIN_SHARE = 0.5
+#: The strengths a search first brackets parity between.
+START_BRACKET = (0.25, 4.0)
+#: The search widens its bracket (from START_BRACKET) by halving and doubling up to these strengths, and no
+#: further: a profile that loses at 64 times its data's steps and resources is not going to hold even.
+LOWEST_STRENGTH = START_BRACKET[0] / 2**8
 HIGHEST_STRENGTH = 64.0
 
 
@@ -124,7 +128,7 @@ def strength_decimals(tolerance: float) -> int:
     return max(0, math.ceil(-math.log10(tolerance) - 1e-9))
 
 
-def strength_at_parity(curve: WinRateCurve, low: float = 0.25, high: float = 4.0,
+def strength_at_parity(curve: WinRateCurve, low: float = START_BRACKET[0], high: float = START_BRACKET[1],
                        tolerance: float = PARITY_TOLERANCE) -> ParityResult:
     """Bisect for the parity strength of one level, widening the bracket if it does not hold the root.
 
@@ -135,15 +139,15 @@ def strength_at_parity(curve: WinRateCurve, low: float = 0.25, high: float = 4.0
     :data:`HIGHEST_STRENGTH` (or above it down to :data:`LOWEST_STRENGTH`), parity is not reached: the strength
     is NaN, ``note`` says which side, and the interval keeps its one end that the games settle."""
     check_tolerance(tolerance)
-    while curve(low) > 0.5 and low > LOWEST_STRENGTH:
+    while curve(low) > PARITY_WIN_SHARE and low > LOWEST_STRENGTH:
         low /= 2
-    while curve(high) < 0.5 and high < HIGHEST_STRENGTH:
+    while curve(high) < PARITY_WIN_SHARE and high < HIGHEST_STRENGTH:
         high *= 2
     decimals = strength_decimals(tolerance)
     # Not reached: the crossing would be the end of the range tried, a made-up strength (64.00 (63.98-64.00)
     # for a profile winning none of its games); the interval's inner end is still found below.
-    above, below = curve(high) < 0.5, curve(low) > 0.5
-    strength = high if above else low if below else _crossing(curve, 0.5, low, high, tolerance)
+    above, below = curve(high) < PARITY_WIN_SHARE, curve(low) > PARITY_WIN_SHARE
+    strength = high if above else low if below else _crossing(curve, PARITY_WIN_SHARE, low, high, tolerance)
     # Each end of the interval is the outer end of its bracket, rounded outward: the middle of the bracket,
     # rounded to the nearest, moved each end inward by up to a tolerance, and when the interval is about as
     # narrow as the tolerance (10,000 games and more) that left it covering the true strength far less often
@@ -151,24 +155,24 @@ def strength_at_parity(curve: WinRateCurve, low: float = 0.25, high: float = 4.0
     # Each end is searched from where its bound is clear of 1/2, widened as the strength was: with a few games a
     # game the bounds straddle 1/2 across the first bracket, whose ends (0.25-4.00) then read as measured.
     low_clear, high_clear = low, high
-    while curve.bounds(low_clear)[1] >= 0.5 and low_clear > LOWEST_STRENGTH:
+    while curve.bounds(low_clear)[1] >= PARITY_WIN_SHARE and low_clear > LOWEST_STRENGTH:
         low_clear /= 2
-    while curve.bounds(high_clear)[0] < 0.5 and high_clear < HIGHEST_STRENGTH:
+    while curve.bounds(high_clear)[0] < PARITY_WIN_SHARE and high_clear < HIGHEST_STRENGTH:
         high_clear *= 2
-    upper_reaches, _ = _bracket(lambda s: curve.bounds(s)[1], 0.5, low_clear, strength, tolerance)
-    _, lower_reaches = _bracket(lambda s: curve.bounds(s)[0], 0.5, strength, high_clear, tolerance)
+    upper_reaches, _ = _bracket(lambda s: curve.bounds(s)[1], PARITY_WIN_SHARE, low_clear, strength, tolerance)
+    _, lower_reaches = _bracket(lambda s: curve.bounds(s)[0], PARITY_WIN_SHARE, strength, high_clear, tolerance)
     interval_low, interval_high = _round_outward(upper_reaches, lower_reaches, decimals)
-    if curve.bounds(low_clear)[1] >= 0.5:  # the games cannot rule out parity at any strength tried below
+    if curve.bounds(low_clear)[1] >= PARITY_WIN_SHARE:  # the games cannot rule out parity at any strength tried below
         interval_low = 0.0
-    if curve.bounds(high_clear)[0] < 0.5:
+    if curve.bounds(high_clear)[0] < PARITY_WIN_SHARE:
         interval_high = math.inf
     if above or below:
         end = high if above else low
         # the search brackets each end to within a tolerance of the range's end, even when the win rate's
         # interval there is clear of 1/2; the open interval then starts at the end itself (64, not 63.99)
-        if above and curve.bounds(high)[1] < 0.5:
+        if above and curve.bounds(high)[1] < PARITY_WIN_SHARE:
             interval_low = high
-        if below and curve.bounds(low)[0] > 0.5:
+        if below and curve.bounds(low)[0] > PARITY_WIN_SHARE:
             interval_high = _round_outward(low, low, 6)[1]
         return ParityResult(level=curve.level, strength=math.nan, low=interval_low if above else 0.0,
                             high=math.inf if above else interval_high, win_rate=curve(end), games=curve.games,

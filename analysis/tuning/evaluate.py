@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from analysis.intervals import t95, wilson_interval
-from analysis.parity import HIGHEST_STRENGTH, LOWEST_STRENGTH, WinRateCurve, strength_at_parity
+from analysis.parity import HIGHEST_STRENGTH, LOWEST_STRENGTH, PARITY_WIN_SHARE, WinRateCurve, strength_at_parity
 from analysis.tuning.options import METRIC_COLUMNS
 from analysis.tuning.parameters import invalid_reason, overlay_for, variant_data
 from analysis.tuning.search import Measure, Point
@@ -29,8 +29,6 @@ from sim.play import play
 #: Bisection width of a strength at parity during tuning: finer than the study's (0.01), so that
 #: neighbouring candidates are not rounded onto the same strength.
 TUNE_PARITY_TOLERANCE = 0.0025
-#: A profile at its strength at parity wins this share of its games.
-PARITY_WIN_SHARE = 0.5
 
 
 class Candidates:
