@@ -33,8 +33,8 @@ class LunaState:
     helium_tokens: list[int]  # tank positions of Luna tokens not fired yet
     research_tokens: list[int]  # research positions of Luna tokens not fired yet
     markers_in_reserve: int  # bonus markers in her reserve
-    helium: int = 0  # tank marker, 0-28
-    research: int = 0  # upload marker, 0-15
+    helium: int = 0  # tank marker, 0 to luna.board.tank_max
+    research: int = 0  # upload marker, 0 to luna.board.research_max
     next_turn_slot: int = 0  # the slot whose card she flips next (5 = done for the round)
     passed: bool = False
     # counters, reported per game
@@ -56,8 +56,8 @@ class PlayerState:
     profile: Profile
     strength: float  # the seat's multiplier of its profile's action strength and resource totals
     markers_in_reserve: int  # bonus markers in its reserve
-    helium: int = 0  # tank marker, 0-28
-    research: int = 0  # upload marker, 0-15
+    helium: int = 0  # tank marker, 0 to luna.board.tank_max
+    research: int = 0  # upload marker, 0 to luna.board.research_max
     slot_on: list[bool] = field(default_factory=list)  # 5 entries: slot switched ON
     plan: list[int] = field(default_factory=list)  # this round's actions, indices into ACTION_KINDS, in slot order
     aims: list[tuple[int, int, int]] = field(default_factory=list)  # per planned action: (card, -1, 0) for
@@ -95,7 +95,7 @@ class GameState:
     """The whole table."""
 
     track_side: list[int]  # 4 entries: index into moon.tracks.sides used by each company
-    track_position: list[list[int]]  # [seat][company]: share marker position, 0-15
+    track_position: list[list[int]]  # [seat][company]: share marker position, 0 to moon.tracks.spaces
     sector_owner: list[int]  # 25 entries (index 0 unused): company with an outpost there, or NO_COMPANY
     station_vacant: list[list[int]]  # [company][column]: vacant home spaces, filled from the top, 0-5
     action_deck: list[int]  # action cards, top last
