@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.run import REPLAYED_GAMES, SEED, replayed_game_ids
+from sim.constants import LEVELS, MAX_LEVEL
 
 MODES = ("distinct", "replayed")
 FREQUENCY = 9999  # samples a second: odd, so that they do not beat with a periodic timer
@@ -213,14 +214,16 @@ def within_markdown(name: str, games: int, width: int, top: int, spent: dict[str
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.profile", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--level", type=int, default=8, choices=range(9), help="Luna's level (default 8)")
-    parser.add_argument("--games", type=int, default=400_000, help="games a child plays (default 400,000)")
+    parser.add_argument("--level", type=int, default=MAX_LEVEL, choices=LEVELS,
+                        help="Luna's level (default %(default)s)")
+    parser.add_argument("--games", type=int, default=400_000, help="games a child plays (default %(default)s)")
     parser.add_argument("--seats", default=None,
                         help="the seats, as simulate's --seats (default: luna:<level> alone)")
     parser.add_argument("--within", default=None, metavar="FUNCTION",
                         help="also split one function's time by windows of its code, e.g. luna.luna_plays_out")
-    parser.add_argument("--window", type=int, default=64, help="bytes of code a window, with --within (default 64)")
-    parser.add_argument("--top", type=int, default=15, help="windows listed, with --within (default 15)")
+    parser.add_argument("--window", type=int, default=64,
+                        help="bytes of code a window, with --within (default %(default)s)")
+    parser.add_argument("--top", type=int, default=15, help="windows listed, with --within (default %(default)s)")
     parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("--map", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sim.config import GameConfig, parse_seats
-from sim.constants import BOARDS, DEFAULT_BOARD, LEVELS, ROUNDS, SINGULARITY_ROUNDS, builtin_profiles
+from sim.constants import BOARDS, DEFAULT_BOARD, DEFAULT_RUN_SEED, LEVELS, ROUNDS, SINGULARITY_ROUNDS, builtin_profiles
 from sim.engines import DEFAULT_ENGINE, ENGINES, engine_function
 from sim.gamedata import GameData, load_game_data
 from sim.run import default_chunk_size
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the soak from the command line; the exit code says whether every invariant held."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.soak", description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1_000_000, help="games in all (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=1, help="run seed (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_RUN_SEED, help="run seed (default %(default)s)")
     parser.add_argument("--engine", default=DEFAULT_ENGINE, choices=ENGINES, help="default %(default)s")
     parser.add_argument("--chunk-size", type=int, default=None,
                         help="games per engine call (default: chosen from memory, as simulate does)")
