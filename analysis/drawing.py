@@ -36,8 +36,8 @@ from matplotlib.figure import Figure
 
 from analysis.style import plot_style
 from sim.dispatch import usable_cpus
+from sim.outputs import FIGURE_FORMATS
 
-FORMATS = ("png", "svg")
 # Settings of the process itself, not of how a figure is drawn: never handed to the helper.
 _PROCESS_SETTINGS = frozenset({"backend", "backend_fallback", "interactive"})
 
@@ -54,8 +54,8 @@ def figure_bytes(figure: Figure, image_format: str) -> bytes:
 
 
 def both_formats(figure: Figure) -> Drawn:
-    """A figure's PNG and SVG bytes (:data:`FORMATS` order)."""
-    png, svg = (figure_bytes(figure, image_format) for image_format in FORMATS)
+    """A figure's PNG and SVG bytes (``sim.outputs.FIGURE_FORMATS`` order)."""
+    png, svg = (figure_bytes(figure, image_format) for image_format in FIGURE_FORMATS)
     return png, svg
 
 

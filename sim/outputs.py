@@ -39,7 +39,8 @@ MARKDOWN_FILE, HTML_FILE = "report.md", "report.html"  # a report's two pages
 DEFAULT_REPORT_TITLE = "Luna balance report"  # a report's title when its writer names none (runs-report --title)
 #: The folders analysis.render.write_report writes its files into, with those files' suffixes.
 TABLES_DIR, FIGURES_DIR = "tables", "figures"
-REPORT_FOLDERS = {TABLES_DIR: (".csv",), FIGURES_DIR: (".png", ".svg")}
+FIGURE_FORMATS = ("png", "svg")  # every figure is written in each (analysis.drawing draws them in this order)
+REPORT_FOLDERS = {TABLES_DIR: (".csv",), FIGURES_DIR: tuple(f".{suffix}" for suffix in FIGURE_FORMATS)}
 REPORT_NAMES = (MARKDOWN_FILE, HTML_FILE, *REPORT_FOLDERS)
 TUNED_FILE, TUNING_FILE = "tuned.toml", "tuning.csv"  # tune's overlay and its table of every candidate
 TUNE_NAMES = (TUNED_FILE, TUNING_FILE)
