@@ -65,7 +65,7 @@ from sim.constants import (
     MIN_LEVEL,
     ROUNDS,
 )
-from sim.engines import engine_function, listed_function
+from sim.engines import DEFAULT_ENGINE, engine_function, listed_function
 from sim.gamedata import GameData, campaign_with_overlay, read_toml, validate_data
 from sim.rng import MASK64, mix64
 
@@ -169,7 +169,7 @@ class CampaignOptions:
     policy: Policy
     campaigns: int
     seed: int
-    engine: str = "reference"
+    engine: str = DEFAULT_ENGINE
     rounds: int = ROUNDS
     start_bonus: str = DEFAULT_START_BONUS
     calibration_games: int = DEFAULT_CALIBRATION_GAMES

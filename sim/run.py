@@ -50,7 +50,7 @@ from sim.config import ConfigError, GameConfig, check_count, check_games, check_
 from sim.constants import BACKENDS, CHUNK_MEMORY_BYTES, DEFAULT_BACKEND, DEFAULT_WORKERS, DETAIL_ROUNDS
 from sim.crashpoints import crash_point
 from sim.dispatch import dask_problem, ordered_results
-from sim.engines import PlayChunk, check_engine, compile_before_workers, engine_function
+from sim.engines import DEFAULT_ENGINE, PlayChunk, check_engine, compile_before_workers, engine_function
 from sim.gamedata import GameData
 from sim.outputs import (  # noqa: F401  (also imported from here by the output writers in analysis/)
     AGGREGATE_FILE,
@@ -81,7 +81,7 @@ class RunOptions:
 
     games: int
     seed: int
-    engine: str = "reference"
+    engine: str = DEFAULT_ENGINE
     detail: bool = False  # also write luna_rounds.parquet
     # games per chunk (a worker's unit of work and a parquet row group); None: chosen from memory
     chunk_size: int | None = None

@@ -36,6 +36,14 @@ def options(data, policy: str = "adjust", campaigns: int = 8, chapters: int = 3,
                               calibration_games=calibration)
 
 
+def test_options_default_to_the_compiled_engine(data):
+    # as the campaign command, simulate and play(): CampaignOptions defaulted to the reference engine
+    parsed, luna = cp.parse_campaign_seats(SEATS, data.players.profiles)
+    made = cp.CampaignOptions(seats=parsed, luna_seat=luna, chapters=3, start_level=5,
+                              policy=cp.parse_policy("adjust", 3), campaigns=2, seed=5)
+    assert made.engine == "numba"
+
+
 # ---------------------------------------------------------------- SP and decisions, hand-checked
 
 def test_shipped_campaign_data(rules):

@@ -62,9 +62,10 @@ def test_options_refuse_a_dask_backend_without_dask(monkeypatch):
         RunOptions(games=10, seed=5, backend="dask", scheduler="tcp://127.0.0.1:9")
 
 
-def test_options_default_to_one_local_reference_worker():
+def test_options_default_to_one_local_worker_of_the_compiled_engine():
+    # the engine of simulate, play() and every command: RunOptions defaulted to the reference engine, ~100x slower
     options = RunOptions(games=10, seed=5)
-    assert (options.engine, options.workers, options.backend) == ("reference", 1, "local")
+    assert (options.engine, options.workers, options.backend) == ("numba", 1, "local")
     assert options.chunk_size is None and not options.detail and not options.aggregate_only  # None: from memory
 
 
@@ -73,7 +74,7 @@ def test_manifest_records_the_options(tmp_path):
     out = run_simulation(DATA, CONFIG, options, tmp_path / "run", extra_manifest={"note": "x"})
     manifest = json.loads((out / "manifest.json").read_text())
     assert {key: manifest["config"][key] for key in ("games", "seed", "chunk_size", "engine", "detail", "workers")} \
-        == {"games": 7, "seed": 3, "chunk_size": 4, "engine": "reference", "detail": "rounds", "workers": 1}
+        == {"games": 7, "seed": 3, "chunk_size": 4, "engine": "numba", "detail": "rounds", "workers": 1}
     assert manifest["note"] == "x"
 
 
