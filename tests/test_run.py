@@ -63,7 +63,7 @@ def test_options_refuse_a_dask_backend_without_dask(monkeypatch):
 
 
 def test_options_default_to_one_local_worker_of_the_compiled_engine():
-    # the engine of simulate, play() and every command: RunOptions defaulted to the reference engine, ~100x slower
+    # the engine of simulate, play() and every command: RunOptions defaulted to the reference engine, far slower
     options = RunOptions(games=10, seed=5)
     assert (options.engine, options.workers, options.backend) == ("numba", 1, "local")
     assert options.chunk_size is None and not options.detail and not options.aggregate_only  # None: from memory
