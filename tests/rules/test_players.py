@@ -1055,3 +1055,93 @@ def test_full_round_scripted_balanced_against_level2_hand_traced(monkeypatch):
     assert state.display[4] == 43 and state.display[7] == 8
     assert state.special_plans == [1, 0, 0, 0, 0, 0] and state.round == 1
     assert player.passed and luna.passed and player.next_action == 3
+
+
+# ---------------------------------------------------------------- audit of the scripted-player model (2026-12)
+
+
+def test_buy_and_bonus_actions_use_up_their_action_strength_too(engine):
+    """Every action consumes its action strength, the fraction carried to the next action, also a buy_card or
+    bonus action that moves nothing (``player_turn``; README "with the fraction carried to its next action").
+    Found unpinned by the scripted-player audit: computing the strength only for invest, expand, helium and
+    research passed every rules test on both engines."""
+    # Strength 1.25, round 3 (steps 5): 6.25 an action; carry .75 from before. Plan bonus, buy_card, invest.
+    # bonus: 6.25 + .75 = 7.0 -> 7, carry 0 (Luna shows no majority card yet: values 0, so its first
+    #        majority space, titanium, is open: +5, cash 10)
+    # buy_card: 6.25 -> 6, carry .25 (the display is empty: nothing bought)
+    # invest: 6.25 + .25 = 6.5 -> 6 steps, carry .5, on tawac (B1, the most valuable): 0 -> 6 pays the barrier
+    #        after 2 (3: cash 7) and the threshold after 4 (+2: cash 9).
+    # (Had the bonus and buy_card actions left the carry alone, the invest would take 6.25 + .75 = 7 steps.)
+    rules, state, _ = _game("scripted:balanced@1.25,luna:2")
+    set_values(rules, state, [[1, 0, 0], [3, 0, 0], [1, 0, 0], [1, 0, 0]])
+    state.action_deck.extend(card for card in state.display if card != NO)
+    state.display = [NO] * len(state.display)
+    player, holder = state.seats[0].player, state.seats[0]
+    state.round, player.carry = 3, 0.75
+    player.plan, player.aims, player.next_action, player.passed = [5, 4, 0], [(NO, -1, 0)] * 3, 0, False
+    engine.player_turn(rules, state, 0)
+    assert state.bonus_space_owner[0][0] == 0 and holder.cash == 10 and player.carry == 0.0
+    engine.player_turn(rules, state, 0)
+    assert holder.cards == [] and holder.cash == 10 and player.carry == 0.25
+    engine.player_turn(rules, state, 0)
+    assert state.track_position[0] == [0, 6, 0, 0] and holder.cash == 9 and player.carry == 0.5
+    assert player.passed
+
+
+def test_the_carried_fraction_crosses_into_the_next_round(engine):
+    """The fraction left by a round's last action goes to the next round's first action: planning does not
+    reset it. Found unpinned by the scripted-player audit (``test_action_strength_carries_the_fraction`` calls
+    ``action_strength`` alone, never through a planning): a planning that set the carry to 0 passed on both
+    engines."""
+    # Strength 1.25 with .75 carried out of round 2. Round 3 is planned (the draws do not matter), then its
+    # first action is made an invest: 6.25 + .75 = 7 steps on tawac (B1, the most valuable): 0 -> 7 pays the
+    # barrier after 2 (3: cash 2) and the threshold after 4 (+2: cash 4), carry 0. (A carry reset at planning:
+    # 6 steps.)
+    rules, state, rngs = _game("scripted:balanced@1.25,luna:2")
+    set_values(rules, state, [[1, 0, 0], [3, 0, 0], [1, 0, 0], [1, 0, 0]])
+    player = state.seats[0].player
+    state.round, player.carry = 3, 0.75
+    engine.plan_player(rules, state, 0, rngs[0])
+    assert player.carry == 0.75
+    player.plan, player.aims, player.next_action, player.passed = [0], [(NO, -1, 0)], 0, False
+    engine.player_turn(rules, state, 0)
+    assert state.track_position[0] == [0, 7, 0, 0] and state.seats[0].cash == 4 and player.carry == 0.0
+
+
+def test_a_passive_seat_counts_the_majorities_luna_closes_to_it(engine):
+    """A passive seat is a scripted seat with totals 0: every type Luna shows a value above 0 counts as blocked
+    for it (the ``blocked_*`` columns: rounds a majority space was closed to the seat when it planned). Found
+    unpinned by the scripted-player audit: leaving passive seats out of the count passed on both engines."""
+    # Luna shows I-12 (left: titanium 3, carbon 0) and I-1 (right: energy 0, minerals 3), 1 + 1 scientists:
+    # [3, 0, 0, 3, 2]. The passive seat's round-1 totals are [0] * 5 (passive.toml): titanium, minerals and
+    # scientists are closed to it; carbon and energy (0 = 0) are not. The balanced seat beside it ([1, 1, 1, 1, 0])
+    # is closed out of the same three.
+    rules, state, rngs = _game("scripted:passive,scripted:balanced,luna:2")
+    set_majority(rules, state, 2, "I-12", "I-1")
+    state.round = 1
+    for seat in (0, 1):
+        engine.plan_player(rules, state, seat, rngs[seat])
+    assert state.seats[0].player.totals == [0] * 5 and state.seats[1].player.totals == [1, 1, 1, 1, 0]
+    engine.count_blocked_majorities(rules, state)
+    assert state.seats[0].player.blocked == [1, 0, 0, 1, 1]
+    assert state.seats[1].player.blocked == [1, 0, 0, 1, 1]
+
+
+def test_preparation_sends_every_scripted_marker_home_scientist_space_included(engine):
+    """At preparation each seat's bonus markers go home: a scripted seat's on the majority row, the standard
+    spaces and the separate scientist space; Luna's too. Found unpinned on the numba engine by the scripted-player
+    audit: its preparation leaving a scripted seat's scientist marker out passed every rules test (only the
+    reference-only ``test_markers_return_home_in_preparation`` looked at it)."""
+    # seat 0: the carbon majority space and the scientist space (reserve 0 of 2); seat 1: standard (1,3)
+    # (reserve 1); Luna: (2,1) (reserve 4 of 5). After preparation every space is free and each reserve full.
+    rules, state, _ = _game("scripted:balanced,scripted:tank,luna:2")
+    first, second, luna = state.seats[0].player, state.seats[1].player, state.seats[2].luna
+    state.bonus_space_owner[0][1], state.scientist_space_owner, first.markers_in_reserve = 0, 0, 0
+    state.bonus_space_owner[1][3], second.markers_in_reserve = 1, 1
+    state.bonus_space_owner[2][1], luna.markers_in_reserve = 2, 4
+    assert_invariants(rules, state)
+    engine.preparation(rules, state)
+    assert all(owner == NOBODY for row in state.bonus_space_owner for owner in row)
+    assert state.scientist_space_owner == NOBODY
+    assert (first.markers_in_reserve, second.markers_in_reserve, luna.markers_in_reserve) == (2, 2, 5)
+    assert_invariants(rules, state)
