@@ -189,7 +189,7 @@ TABLE_FIELDS = [
     ("standard_bonus_reward", np.int64, (BONUS_SPACES,), "CrypCoin of standard space row * 4 + column"),
     ("bonus_preference", np.int64, (len(STANDARD_BONUS_CELLS),), "standard spaces, best first"),
     ("sector_reward", np.int64, (), "CrypCoin per outpost a scripted seat places"),
-    ("expand_outposts_per_step", np.float64, (), "an expand places max(1, floor(steps * this)) outposts"),
+    ("expand_outposts_per_step", np.float64, (), "an expand of steps > 0: max(1, floor(steps * this)) outposts"),
     ("plan_lost_research_penalty", np.int64, (), "research steps lost with a plan Luna discarded"),
     # Luna's board
     ("bonus_markers", np.int64, (), "Luna's bonus markers"),

@@ -37,7 +37,8 @@ turns in seat order (scripted seats first, Luna last), one action each per turn.
 is ``floor(steps_by_round[round] * strength + carry)``, the fraction carried to its next action.
 - invest: that many steps on the most valuable company's track; thresholds pay; a money barrier it
   cannot pay stops it; past the end each step pays ``past_end_crypcoin_per_step`` CrypCoin.
-- expand: ``max(1, floor(steps * expand_outposts_per_step))`` outposts (``steps``: the action's strength)
+- expand: ``max(1, floor(steps * expand_outposts_per_step))`` outposts (``steps``: the action's strength;
+  none when it is 0)
   of the company it holds most shares of (ties: more valuable), each in the lowest-numbered reachable
   vacant sector (it never ousts), paying ``sector_reward`` each.
 - helium / research: the tank or upload marker forward (slot A at ``tank_switch_at``, E at ``research_switch_at``,
