@@ -29,7 +29,6 @@ from analysis.study.plan import (
     StudyError,
     parse_profiles,
     parse_strengths,
-    strength_label,
 )
 
 # Pandas-free too: the sensitivity command's options and defaults (its measurement is imported when it runs).
@@ -45,7 +44,15 @@ from sim.cli_checks import (
     check_report_out,
     clamp_workers,
 )
-from sim.config import DEFAULT_START_BONUS, MIN_INTERVAL_GAMES, ConfigError, GameConfig, parse_levels, parse_seats
+from sim.config import (
+    DEFAULT_START_BONUS,
+    MIN_INTERVAL_GAMES,
+    ConfigError,
+    GameConfig,
+    parse_levels,
+    parse_seats,
+    strength_label,
+)
 from sim.constants import (
     ALLOWED_ROUNDS,
     BACKENDS,

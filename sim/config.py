@@ -228,9 +228,14 @@ def _is_strength(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool) and 0 < value <= MAX_STRENGTH
 
 
+def strength_label(strength: float) -> str:
+    """A strength as part names and seat labels write it: ``0.8``, ``1``, ``1.25`` (``:g``)."""
+    return f"{strength:g}"
+
+
 def profile_label(profile: str, strength: float) -> str:
     """A scripted profile at a strength as seats, part names and tables write it: ``balanced``, ``balanced@0.8``."""
-    return profile if strength == DEFAULT_STRENGTH else f"{profile}@{strength:g}"
+    return profile if strength == DEFAULT_STRENGTH else f"{profile}@{strength_label(strength)}"
 
 
 def parse_seat(text: str, profiles: Iterable[str] = SCRIPTED_PROFILES) -> Seat:

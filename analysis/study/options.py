@@ -11,7 +11,16 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from sim.config import MIN_INTERVAL_GAMES, ConfigError, check_games, check_seed, check_table, is_level, plain_number
+from sim.config import (
+    MIN_INTERVAL_GAMES,
+    ConfigError,
+    check_games,
+    check_seed,
+    check_table,
+    is_level,
+    plain_number,
+    strength_label,
+)
 from sim.constants import BACKENDS, MAX_LEVEL, MIN_LEVEL, builtin_profiles
 
 
@@ -51,11 +60,6 @@ def check_options(games: int, seed: int, levels: Sequence[int], rounds: int, sta
     if backend != "dask" and scheduler:
         raise StudyError("only with {backend} dask", "scheduler", ("backend",))
     return CheckedOptions(games, seed, [int(level) for level in levels], rounds, parity_games, readings_games)
-
-
-def strength_label(strength: float) -> str:
-    """A strength as part names and seat labels write it: ``0.8``, ``1``, ``1.25`` (``:g``)."""
-    return f"{strength:g}"
 
 
 def check_profiles(names: Sequence[str], known: Sequence[str] | None = None) -> tuple[str, ...]:

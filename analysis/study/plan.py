@@ -23,11 +23,10 @@ from analysis.study.options import (
     check_profiles,
     parse_strengths,
     passive_profiles,
-    strength_label,
 )
 from analysis.study.options import parse_profiles as parse_profiles  # re-exported: the CLI and runner import it here
 from analysis.study.study_file import check_study_json
-from sim.config import DEFAULT_START_BONUS, DEFAULT_STRENGTH, profile_label
+from sim.config import DEFAULT_START_BONUS, DEFAULT_STRENGTH, profile_label, strength_label
 from sim.constants import (
     DEFAULT_BACKEND,
     DEFAULT_BOARD,
