@@ -1057,7 +1057,7 @@ def test_full_round_scripted_balanced_against_level2_hand_traced(monkeypatch):
     assert player.passed and luna.passed and player.next_action == 3
 
 
-# ---------------------------------------------------------------- audit of the scripted-player model (2026-12)
+# ---------------------------------------------------------------- audit of the scripted-player model (2026-11-28)
 
 
 def test_buy_and_bonus_actions_use_up_their_action_strength_too(engine):
