@@ -249,8 +249,9 @@ def _add_campaign_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", default="adjust",
                         help="adjust, keep, toward:<p> or levels:5,4,4,3 (default %(default)s)")
     parser.add_argument("--campaigns", type=int, default=1_000, help="campaigns to play (default %(default)s)")
-    parser.add_argument("--calibration-games", type=int, default=DEFAULT_CALIBRATION_GAMES,
-                        help="toward:<p>: games per level measuring Luna's win rate (default %(default)s)")
+    parser.add_argument("--calibration-games", type=int, default=None,
+                        help=f"toward:<p> only: games per level measuring Luna's win rate (default "
+                             f"{DEFAULT_CALIBRATION_GAMES})")
     parser.add_argument("--out", required=True, help="output directory to write")
     parser.add_argument("--seed", type=int, default=DEFAULT_RUN_SEED, help="run seed (default %(default)s)")
     _add_table_options(parser)
@@ -410,7 +411,10 @@ def command_campaign(args: argparse.Namespace) -> int:
     seats, luna = campaign.parse_campaign_seats(args.seats, data.players.profiles)
     chapters = campaign.check_chapters(rules.chapters if args.chapters is None else args.chapters)
     policy = campaign.parse_policy(args.policy, chapters)
-    calibration = args.calibration_games
+    if args.calibration_games is not None and policy.kind != "toward":
+        # an option that would change nothing is refused rather than ignored: the designer meant something by it
+        raise ConfigError(f"--calibration-games: only the toward:<p> policy measures levels, not {args.policy!r}")
+    calibration = DEFAULT_CALIBRATION_GAMES if args.calibration_games is None else args.calibration_games
     options = campaign.CampaignOptions(
         seats=seats, luna_seat=luna, chapters=chapters, start_level=campaign.start_level(rules, seats, policy,
                                                                                            args.start_level),

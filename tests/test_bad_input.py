@@ -151,6 +151,25 @@ def test_more_games_than_there_are_game_numbers_is_one_line(tmp_path, capsys, co
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("policy", ["adjust", "keep", "levels:5,4"])
+def test_calibration_games_with_a_policy_that_measures_nothing_was_ignored(tmp_path, capsys, policy):
+    # the eighth QA pass's "left" item: the campaigns played as if the option had not been given, exit 0
+    out = tmp_path / "c"
+    assert main(["campaign", "--seats", "scripted:balanced,luna", "--policy", policy, "--chapters", "2",
+                 "--calibration-games", "500", "--campaigns", "2", "--out", str(out), "--quiet"]) == 2
+    assert one_line(capsys) == ("luna-balance: --calibration-games: only the toward:<p> policy measures levels, "
+                                f"not {policy!r}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_calibration_games_with_the_toward_policy_is_taken(tmp_path):
+    out = tmp_path / "c"
+    assert main(["campaign", "--seats", "scripted:balanced,luna", "--policy", "toward:0.5", "--chapters", "2",
+                 "--calibration-games", "7", "--campaigns", "2", "--engine", "reference", "--out", str(out),
+                 "--quiet"]) == 0
+    assert json.loads((out / "manifest.json").read_text())["config"]["calibration_games"] == 7
+
+
 @pytest.mark.parametrize("command", [
     ["tune", "{file}", "--out", "{out}"],
     ["tune", str(ROOT / "examples" / "tune_level4.toml"), "--overlay", "{file}", "--out", "{out}"],
