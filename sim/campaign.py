@@ -74,6 +74,8 @@ CAMPAIGN_SALT = 0x43414D504149474E  # "CAMPAIGN"
 CALIBRATION_SALT = 0x544F57415244  # "TOWARD"
 CHOICES = ("none", "lower", "keep", "raise", "jump")  # the level decision after a chapter; codes are indices
 NONE, LOWER, KEEP, RAISE, JUMP = range(len(CHOICES))
+LEVEL_STEP = {LOWER: -1, KEEP: 0, RAISE: 1}  # what each one-level decision does to Luna's level
+_CHOICE_OF_STEP = {step: choice for choice, step in LEVEL_STEP.items()}
 
 
 # ---------------------------------------------------------------- data
@@ -277,8 +279,9 @@ def decide(policy: Policy, level: int, luna_won: bool, chapter: int, win_rate: S
     """
     if policy.kind == "levels":
         step = policy.levels[chapter + 1] - level
-        return {-1: LOWER, 0: KEEP, 1: RAISE}.get(step, JUMP)
-    offered = level - 1 if luna_won else level + 1
+        return _CHOICE_OF_STEP.get(step, JUMP)
+    change = LOWER if luna_won else RAISE
+    offered = level + LEVEL_STEP[change]
     if offered not in LEVELS or policy.kind == "keep":
         return KEEP
     if policy.kind == "toward":
@@ -286,7 +289,7 @@ def decide(policy: Policy, level: int, luna_won: bool, chapter: int, win_rate: S
         take = abs(win_rate[offered] - policy.target) < abs(win_rate[level] - policy.target)
         if not take:
             return KEEP
-    return LOWER if luna_won else RAISE
+    return change
 
 
 def level_sp(choice: int, luna_won: bool, rules: CampaignData) -> int:
@@ -302,7 +305,7 @@ def next_level(choice: int, level: int, policy: Policy, chapter: int) -> int:
     """Luna's level in the chapter after ``chapter`` for ``choice``."""
     if policy.kind == "levels":
         return policy.levels[chapter + 1]
-    return level + {LOWER: -1, RAISE: 1}.get(choice, 0)
+    return level + LEVEL_STEP.get(choice, 0)
 
 
 def shared_ranks(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
