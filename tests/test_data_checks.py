@@ -396,3 +396,21 @@ def test_initial_slots_a_or_e_are_refused(slots):
     assert _problems({"luna": {"board": {"initial_slots": slots}}}) == [
         f"<overlay>: luna.board.initial_slots: A and E start OFF (the tank and upload switches turn them ON), "
         f"got {slots}"]
+
+
+def test_too_large_integers_are_found_at_every_depth_once_walked_from_the_top():
+    # sim/strict.py walks a model's values once, at the outermost model, and the models inside skip the walk while
+    # their outer model validates them: after any validation, and for an inner model validated alone, a too large
+    # number must still be refused with its path
+    from sim.gamedata import Level, LunaData
+
+    load_game_data({"luna": {"levels": {"5": {"start_helium": 1}}}})  # a validation that passed, first
+    with pytest.raises(DataError, match=r"luna\.levels\.5\.start_helium: 1000001 is beyond the largest number"):
+        load_game_data({"luna": {"levels": {"5": {"start_helium": 1_000_001}}}})
+    with pytest.raises(ValueError, match=r"helium_tokens\.1: 1000001 is beyond the largest number"):
+        Level.model_validate({**LEVEL, "helium_tokens": [3, 1_000_001]})
+    luna = SHIPPED.luna.model_dump()
+    luna["cards"][2]["majority"]["scientists"] = -2_000_000
+    with pytest.raises(ValueError, match=r"cards\.2\.majority\.scientists: -2000000 is beyond the largest number"):
+        LunaData.model_validate(luna)
+    assert LunaData.model_validate(SHIPPED.luna.model_dump(mode="json")) == SHIPPED.luna  # JSON lists made tuples
