@@ -307,8 +307,9 @@ def _encode_action(action) -> list[int]:
         row[OP_CELLS:OP_CELLS + len(cells)] = [_letter_mask(cell) for cell in cells]
     else:  # pragma: no cover - the schema admits no other action
         raise ValueError(f"the numba engine does not know the card action {action!r}")
+    cells = [(k, mask) for k, mask in enumerate(row[OP_CELLS:OP_CELLS + OP_MAX_CELLS]) if mask]  # a matrix's only
     for slot in range(N_SLOTS):
-        row[OP_SLOT_CELLS + slot] = sum(1 << k for k in range(OP_MAX_CELLS) if row[OP_CELLS + k] >> slot & 1)
+        row[OP_SLOT_CELLS + slot] = sum(1 << k for k, mask in cells if mask >> slot & 1)
     return row
 
 
