@@ -4,10 +4,11 @@ its field names (no quoted numbers, no true for 1), and numbers are finite and o
 from __future__ import annotations
 
 import types
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ModelWrapValidatorHandler, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 #: The largest whole number any data or target file may give (either sign). Every value of the game is far
@@ -101,7 +102,7 @@ class Strict(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _integers_in_range(cls, raw: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+    def _integers_in_range(cls, raw: Any, handler: Callable[[Any], Any]) -> Any:
         # before the fields are read: an int64 overflow would otherwise surface as a traceback in the tables
         if not isinstance(raw, dict):
             return handler(raw)
