@@ -105,3 +105,44 @@ def test_the_numba_engine_compiles_a_runs_tables_once_and_anew_for_other_data_or
     monkeypatch.setattr(kernel, "_last_tables", None)
     fresh = kernel.play_chunk_numba(DATA, level2, 3, 5, 5, False)
     assert all(np.array_equal(fresh.seats[name], chunks[1].seats[name]) for name in fresh.seats)
+
+
+@pytest.mark.parametrize(("count", "threads", "blocks"), [
+    (0, 2, 0), (100, 2, 1), (255, 2, 1), (256, 2, 2), (300, 1, 1), (1_250, 2, 2), (2_048, 2, 2), (2_049, 2, 3),
+    (1_000, 4, 4), (97_541, 2, 96),
+])
+def test_a_chunk_is_cut_into_blocks_of_about_1024_games_and_one_a_thread_while_each_keeps_128(count, threads, blocks):
+    from sim.fast import kernel
+
+    assert kernel.chunk_blocks(count, threads) == blocks
+
+
+def test_a_few_hundred_games_played_on_one_core_of_two(monkeypatch):
+    # a tuner's first brackets and a campaign's chapter at one level (a few hundred games a call) were one block of
+    # 1,024 games, so one thread played them while the other core idled: 901 of a tuning ladder's 2,144 engine calls
+    import numba
+
+    from sim.fast import kernel
+
+    config = GameConfig(seats=parse_seats("scripted:balanced,luna:4"))
+    recorded = []
+    play_on_threads = kernel._play_on_threads
+
+    def recording(driver, arguments, threads):
+        played = play_on_threads(driver, arguments, threads)
+        recorded.append((threads, played))
+        return played
+
+    monkeypatch.setattr(kernel, "_play_on_threads", recording)
+    previous = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        alone = kernel.play_chunk_numba(DATA, config, 8, 40, 300, False)
+        if numba.config.NUMBA_NUM_THREADS < 2:
+            pytest.skip("numba has a single thread here")
+        numba.set_num_threads(2)
+        shared = kernel.play_chunk_numba(DATA, config, 8, 40, 300, False)
+    finally:
+        numba.set_num_threads(previous)
+    assert recorded == [(1, [1]), (2, [1, 1])]  # one block for one thread; for two, two blocks of 150 games, one each
+    assert all(np.array_equal(alone.seats[name], shared.seats[name]) for name in alone.seats)

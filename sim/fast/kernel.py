@@ -94,8 +94,13 @@ from sim.violation import InvariantError
 # 97,541, alternating twice; 4,096: 1.93-1.95x and 1.93x), one thread as fast either way. Two one-thread
 # processes each ran as fast as one alone, so the loss was the threads', not the machine's; the likely cause
 # (not measured: no hardware counters here) is that at 256 games a block fills 2 KiB of each output column,
-# so the two threads wrote into the same 4 KiB pages. A chunk of fewer than two blocks plays on one thread.
+# so the two threads wrote into the same 4 KiB pages. A chunk is cut into blocks of about this size
+# (:func:`chunk_blocks`), ...
 BLOCK_GAMES = 1024
+# ... but into one block a thread while a block keeps this many games: a tuner's first brackets and a campaign's
+# chapter at one level (a few hundred games a call) played on one core. Below it a chunk plays on one thread:
+# 100 games take about 0.4 ms, and handing half of them to another thread would save little of it.
+MIN_BLOCK_GAMES = 128
 N_INT_COLUMNS = len(SEAT_INT_COLUMNS)
 N_ROUND_COLUMNS = len(ROUND_NUMERIC)
 _STATE_BYTES = STATE_DTYPE.itemsize
@@ -117,9 +122,10 @@ N_CHECK_COLUMNS = 4
 
 
 @jit(inline="always")
-def _play_block(tables, seed, games, detail, check, general, first, stop, out_int, out_won, out_rounds, out_check):
-    """Play the chunk's games ``games[first:stop]`` with one state record, into the output columns; with
-    ``check``, stop at the first game that breaks an invariant and report it in its block's ``out_check`` row
+def _play_block(tables, seed, games, detail, check, general, block, first, stop, out_int, out_won, out_rounds,
+                out_check):
+    """Play the chunk's games ``games[first:stop]`` (block ``block``) with one state record, into the output columns;
+    with ``check``, stop at the first game that breaks an invariant and report it in the block's ``out_check`` row
     (``check`` and ``general`` as in ``game.play_game``)."""
     t = tables[0]
     # Row 0 is the game's state, row 1 the template each game starts from: a game is reset by copying
@@ -135,7 +141,7 @@ def _play_block(tables, seed, games, detail, check, general, first, stop, out_in
             memory[0, i] = memory[1, i]
         found = play_game(t, st, seed, game, detail, check, general)
         if found[0] != 0:
-            report = out_check[first // BLOCK_GAMES]
+            report = out_check[block]
             report[0], report[1], report[2], report[3] = index, found[1], found[2], found[0]
             return
         # Only this loop touches the output arrays: numba reference-counts an array at every call it
@@ -160,11 +166,12 @@ def _play_claimed_blocks(counter, tables, seed, games, detail, check, general, o
     """Play the chunk's blocks claimed from ``counter`` (int64, shape (1,), from 0; ``sim/fast/claim.py``) one
     at a time until none is left; returns how many this call played."""
     count, blocks = games.shape[0], out_check.shape[0]  # a row of out_check per block (play_games_numba)
+    size = (count + blocks - 1) // max(blocks, 1)  # the games of a block, the last one's perhaps fewer
     played = 0
     block = claim_next(counter)
     while block < blocks:
-        first = block * BLOCK_GAMES
-        _play_block(tables, seed, games, detail, check, general, first, min(count, first + BLOCK_GAMES),
+        first = block * size
+        _play_block(tables, seed, games, detail, check, general, block, first, min(count, first + size),
                     out_int, out_won, out_rounds, out_check)
         played += 1
         block = claim_next(counter)
@@ -219,12 +226,12 @@ def _play_games_everyday(counter, tables, seed, games, detail, check, general, o
     out_rounds : int64 array, shape (len(ROUND_NUMERIC), count * n_luna * rounds), or (..., 0) without detail
         Row ``(g * n_luna + k) * rounds + round - 1`` is the k-th Luna seat in that round.
     out_check : int64 array, shape (blocks, N_CHECK_COLUMNS), zeros
-        One row per block of ``BLOCK_GAMES`` games: its row count is the chunk's block count. With ``check``,
+        One row per block (:func:`chunk_blocks`): its row count is the chunk's block count. With ``check``,
         row ``b`` is block ``b``'s first broken invariant, ``(g, seat, round, check)`` (``check`` indexes
         ``invariants.CHECK_NAMES``, seat -1 for the board), or stays zero. A block stops at its first
         violation, leaving its later rows unwritten.
 
-    Each block of ``BLOCK_GAMES`` games goes to whichever call claims it first; every game draws only from
+    Each block (``count`` games in ``blocks`` parts) goes to whichever call claims it first; every game draws only from
     its own streams and writes its own rows, so neither the blocks nor the threads change any result.
     """
     return _play_claimed_blocks(counter, tables, seed, games, detail, check, general, out_int, out_won,
@@ -366,6 +373,13 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def chunk_blocks(count: int, threads: int) -> int:
+    """How many blocks a chunk of ``count`` games is cut into for ``threads`` threads: about ``BLOCK_GAMES`` games
+    each, yet one a thread while each keeps ``MIN_BLOCK_GAMES``. The blocks change no result (each game draws only
+    from its own streams), only how the threads share the work."""
+    return max(-(-count // BLOCK_GAMES), min(threads, count // MIN_BLOCK_GAMES))
+
+
 def engine_threads(blocks: int) -> int:
     """How many threads play a chunk of ``blocks`` blocks: numba's thread count (``NUMBA_NUM_THREADS``, or
     ``numba.set_num_threads`` in the calling thread), and no more than there are blocks."""
@@ -407,7 +421,7 @@ def play_games_numba(data: GameData, config: GameConfig, seed: int, games: np.nd
     out_int = np.empty((N_INT_COLUMNS, padded_rows(rows)), dtype=np.int64)
     out_won = np.empty(rows, dtype=np.float64)
     out_rounds = np.empty((N_ROUND_COLUMNS, padded_rows(round_rows)), dtype=np.int64)
-    blocks = (count + BLOCK_GAMES - 1) // BLOCK_GAMES
+    blocks = chunk_blocks(count, numba.get_num_threads())
     out_check = np.zeros((blocks, N_CHECK_COLUMNS), dtype=np.int64)
     general = needs_general_engine(data, config)
     check, general_flag = driver_flags(check_invariants, general)
