@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numba
 import numpy as np
 import pytest
 
@@ -117,11 +118,10 @@ def test_a_chunk_is_cut_into_blocks_of_about_1024_games_and_one_a_thread_while_e
     assert kernel.chunk_blocks(count, threads) == blocks
 
 
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has a single thread here")
 def test_a_few_hundred_games_played_on_one_core_of_two(monkeypatch):
     # a tuner's first brackets and a campaign's chapter at one level (a few hundred games a call) were one block of
     # 1,024 games, so one thread played them while the other core idled: 901 of a tuning ladder's 2,144 engine calls
-    import numba
-
     from sim.fast import kernel
 
     config = GameConfig(seats=parse_seats("scripted:balanced,luna:4"))
@@ -138,8 +138,6 @@ def test_a_few_hundred_games_played_on_one_core_of_two(monkeypatch):
     try:
         numba.set_num_threads(1)
         alone = kernel.play_chunk_numba(DATA, config, 8, 40, 300, False)
-        if numba.config.NUMBA_NUM_THREADS < 2:
-            pytest.skip("numba has a single thread here")
         numba.set_num_threads(2)
         shared = kernel.play_chunk_numba(DATA, config, 8, 40, 300, False)
     finally:
