@@ -174,6 +174,44 @@ def test_levels_command_prints_a_table(capsys):
     assert [line.split()[0] for line in out.splitlines()[3:]] == ["0", "4", "5"]
 
 
+def test_levels_table_is_the_same_from_summaries_and_from_kept_rows(tmp_path, capsys, monkeypatch):
+    """Regression: ``levels`` read every level's whole seats file back and kept them all until the table: 200,000
+    games a level took 1.1 GB, growing with the games. Without ``--out`` the runs now keep only their summaries;
+    the table must not tell which way it was made (one game too: no spread either way)."""
+    import sim.run
+
+    real, kept_rows = sim.run.run_simulation, []
+
+    def recorded(data, config, options, *args, **kwargs):
+        kept_rows.append(not options.aggregate_only)
+        return real(data, config, options, *args, **kwargs)
+
+    monkeypatch.setattr(sim.run, "run_simulation", recorded)
+    for games in ("7", "1"):
+        argv = ["levels", "--games", games, "--levels", "0,6", "--engine", "reference", "--quiet"]
+        assert main(argv) == 0
+        from_summaries = capsys.readouterr().out
+        assert main([*argv, "--out", str(tmp_path / f"kept-{games}")]) == 0
+        assert capsys.readouterr().out == from_summaries
+        assert kept_rows == [False, False, True, True]  # rows only where --out keeps the runs
+        kept_rows.clear()
+        assert (tmp_path / f"kept-{games}" / "level-6" / "seats.parquet").exists()  # --out keeps the rows
+    assert "NaN" in from_summaries  # the score's sd of one game
+
+
+def test_level_row_reads_either_kind_of_run(tmp_path):
+    from sim.cli import LEVEL_TABLE, level_row
+
+    rows = simulate(tmp_path, "--seats", "luna:3", name="rows")
+    summaries = simulate(tmp_path, "--seats", "luna:3", "--aggregate-only", name="summaries")
+    from_rows, from_summaries = level_row(rows), level_row(summaries)
+    seats = pd.read_parquet(rows / "seats.parquet")
+    assert from_rows["games"] == from_summaries["games"] == 60
+    assert from_rows["score_sd"] == pytest.approx(seats["score_total"].std(), rel=1e-12)
+    for name in LEVEL_TABLE:
+        assert from_summaries[name] == pytest.approx(from_rows[name], rel=1e-12), name
+
+
 def test_levels_stopped_leaves_no_temporary_folder(tmp_path, monkeypatch):
     """Regression: ``levels`` without ``--out`` plays into a ``luna-levels-*`` folder under the temporary directory,
     and removed it only when the table was printed: every Ctrl-C or stop signal left one behind, as large as the
