@@ -34,7 +34,7 @@ from sim.constants import MAJORITY_TYPES, ROUNDS, RULE_SWITCHES
 from sim.engines import DEFAULT_ENGINE, engine_function
 from sim.gamedata import GameData
 from sim.outputs import MANIFEST_FILE, READINGS_FILE
-from sim.run import output_directory, package_versions
+from sim.run import chunk_bounds, default_chunk_size, output_directory, package_versions
 
 GAME_METRICS = {"score_total": "total score", "helium": "final helium", "research": "final research",
                 "cash": "CrypCoin"}  # per-game seat columns compared, and how a reader calls them
@@ -73,6 +73,20 @@ def _per_seat_game(chunk: Chunk, luna_seats: Sequence[int]) -> dict[str, np.ndar
         for rnd in np.unique(rounds["round"]):
             values[f"{metric}@{rnd}"] = column[rounds["round"] == rnd].astype(np.float64)
     return values
+
+
+def _compared_values(play: Callable[..., Chunk], data: GameData, config: GameConfig, seed: int, games: int,
+                     progress: Callable[[int], None] | None) -> dict[str, np.ndarray]:
+    """:func:`_per_seat_game` of games ``0 .. games - 1``, played a default chunk at a time: a chunk's columns (its
+    rounds' rows above all) are let go once its values are taken, so memory grows by the compared values alone
+    (a million games in one call held 3.6 GB). The games and values are those of one call (the chunk size
+    changes no game)."""
+    parts = []
+    for first, count in chunk_bounds(games, default_chunk_size(config, True)):
+        parts.append(_per_seat_game(play(data, config, seed, first, count, True), config.luna_seats))
+        if progress:
+            progress(count)
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
 def _difference_rows(base: dict[str, np.ndarray], variant: dict[str, np.ndarray]) -> list[dict]:
@@ -122,17 +136,13 @@ def compare_readings(data: GameData, levels: Sequence[int], games: int, seed: in
     for level in levels:
         config = GameConfig(seats=(*opponents, *parse_seats(f"luna:{level}")), rounds=rounds, start_bonus=start_bonus,
                             board=board)
-        base = _per_seat_game(play(data, config, seed, 0, games, True), config.luna_seats)
-        if progress:
-            progress(games)
+        base = _compared_values(play, data, config, seed, games, progress)
         for label, readings in compared.items():
-            chunk = play(variants[label], config, seed, 0, games, True)
+            variant = _compared_values(play, variants[label], config, seed, games, progress)
             # a preset is a preset even when it sets one switch (it read as that switch's name)
             switch = "preset" if label.startswith("preset=") else next(iter(readings))
-            for row in _difference_rows(base, _per_seat_game(chunk, config.luna_seats)):
+            for row in _difference_rows(base, variant):
                 rows.append({"reading": label, "switch": switch, "level": level, **row})
-            if progress:
-                progress(games)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
