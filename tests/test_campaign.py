@@ -144,6 +144,9 @@ def test_start_level_defaults_follow_the_rulebook(data, rules):
     two, _ = cp.parse_campaign_seats("scripted:shares,scripted:tank,luna", data.players.profiles)
     adjust = cp.parse_policy("adjust", 4)
     assert cp.start_level(rules, one, adjust, None) == 5 and cp.start_level(rules, two, adjust, None) == 3
+    # "more": three people too (a QA pass: `people != 2` for `people == 1` passed every test)
+    three, _ = cp.parse_campaign_seats("scripted:shares,scripted:tank,scripted:balanced,luna", data.players.profiles)
+    assert cp.start_level(rules, three, adjust, None) == 3
     assert cp.start_level(rules, one, adjust, 4) == 4
     assert cp.start_level(rules, one, cp.parse_policy("levels:2,3,3,3", 4), None) == 2
     with pytest.raises(ConfigError, match="differs from the first level"):
@@ -499,3 +502,62 @@ def test_the_report_states_the_sp_rules_and_settings_in_force(tmp_path, capsys):
     # games she lost, and the report did not say how)
     assert ("With 2 seats, a Luna kept at her level after losing a chapter in last place earns 5 SP for it, more than"
             " the 4 at most of the seat that won it: she can win a campaign without winning a chapter.") in plain
+
+
+def test_the_tables_and_the_answer_are_the_campaigns_numbers(data, rules):
+    """Every output table and the answer, recomputed by hand from the campaigns' arrays (a QA pass: the answer's
+    Luna share read from seat 0, the mean level from chapter 1, ``last_level`` from chapter 1, chapter win rates
+    from first places rather than win shares, decisions repeated across seats in the wrong order, the campaign win
+    rate without 1/k ties, chapters numbered from 0 and the manifest's start level written as 5: each passed every
+    test)."""
+    from analysis.campaign import (
+        _manifest,
+        answer,
+        campaign_rows,
+        campaign_summary,
+        chapter_rows,
+        level_by_chapter,
+        win_rates_by_chapter,
+    )
+
+    # start level 4, not the rulebook's 3 for two people; Luna is seat 2
+    seats = "scripted:shares,scripted:tank,luna"
+    result = cp.run_campaigns(data, rules, options(data, campaigns=12, chapters=3, seats=seats, start=4, seed=4))
+    won, level, choice = result.games["won"], result.level, result.choice
+    assert ((won > 0) & (won < 1)).any()  # a shared chapter win among these games (seed 4): 1/k counts
+    assert (result.campaign_won % 1 != 0).any()  # and a shared campaign win
+    assert not np.array_equal(level[:, 0], level[:, -1])
+
+    chapters = chapter_rows(result)
+    assert chapters["chapter"].tolist() == np.repeat([1, 2, 3], 3).tolist() * 12
+    assert chapters["seat"].tolist() == [0, 1, 2] * 36
+    assert (chapters["decision"].to_numpy() == np.array(cp.CHOICES)[choice.repeat(3, axis=1).reshape(-1)]).all()
+    assert (chapters["level"].to_numpy() == level.repeat(3, axis=1).reshape(-1)).all()
+    assert (chapters["won"].to_numpy() == won.reshape(-1)).all()
+
+    campaigns = campaign_rows(result)
+    assert (campaigns["last_level"].to_numpy() == level[:, -1].repeat(3)).all()
+
+    rates = win_rates_by_chapter(result)
+    for chapter in (1, 2, 3):
+        for seat in range(3):
+            row = rates[(rates["chapter"] == chapter) & (rates["seat"] == seat)].iloc[0]
+            assert row["win_rate"] == pytest.approx(won[:, chapter - 1, seat].mean())
+    assert rates["chapter"].tolist() == np.repeat([1, 2, 3], 3).tolist()
+
+    summary = campaign_summary(result)
+    assert summary["campaign_win_rate"].tolist() == pytest.approx(result.campaign_won.mean(axis=0).tolist())
+
+    levels = level_by_chapter(result)
+    assert levels["chapter"].tolist() == [1, 2, 3]
+    assert levels["mean_level"].tolist() == pytest.approx(level.mean(axis=0).tolist())
+
+    sentence = answer(result)
+    luna_share = result.campaign_won[:, 2].mean()
+    assert sentence.endswith(f"Luna wins {luna_share:.1%}.")
+    assert f"mean level {level[:, -1].mean():.2f})" in sentence and "starting at level 4 " in sentence
+    for seat, name in ((0, "scripted:shares"), (1, "scripted:tank")):
+        assert f"{name} wins the campaign in {result.campaign_won[:, seat].mean():.1%}" in sentence
+
+    manifest = _manifest(result, data, 1.0, None)
+    assert manifest["config"]["start_level"] == 4
