@@ -80,13 +80,21 @@ def _compared_values(play: Callable[..., Chunk], data: GameData, config: GameCon
     """:func:`_per_seat_game` of games ``0 .. games - 1``, played a default chunk at a time: a chunk's columns (its
     rounds' rows above all) are let go once its values are taken, so memory grows by the compared values alone
     (a million games in one call held 3.6 GB). The games and values are those of one call (the chunk size
-    changes no game)."""
-    parts = []
+    changes no game). Every game's values are allocated after the first chunk, so a count of games that cannot
+    fit in memory fails then, not when the memory runs out."""
+    values: dict[str, np.ndarray] = {}
+    filled = 0
     for first, count in chunk_bounds(games, default_chunk_size(config, True)):
-        parts.append(_per_seat_game(play(data, config, seed, first, count, True), config.luna_seats))
+        part = _per_seat_game(play(data, config, seed, first, count, True), config.luna_seats)
+        rows = len(part["score_total"])
+        if not values:
+            values = {key: np.empty(games * (rows // count), np.float64) for key in part}
+        for key, column in part.items():
+            values[key][filled:filled + rows] = column
+        filled += rows
         if progress:
             progress(count)
-    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+    return values
 
 
 def _difference_rows(base: dict[str, np.ndarray], variant: dict[str, np.ndarray]) -> list[dict]:

@@ -127,7 +127,7 @@ def parse_policy(text: str, chapters: int) -> Policy:
             raise ConfigError(f"{text!r}: p in toward:<p> must be a number", "policy") from None
         if not 0.0 <= target <= 1.0:
             raise ConfigError(f"{text!r}: p in toward:<p> must be between 0 and 1", "policy")
-        return Policy(kind="toward", target=target)
+        return Policy(kind="toward", target=target + 0.0)  # + 0.0: toward:-0 is toward:0 (its label, its manifest)
     if kind == "levels":
         items = [item.strip() for item in value.split(",")]
         if not all(re.fullmatch(r"[0-9]+", item) for item in items):

@@ -410,7 +410,14 @@ def command_campaign(args: argparse.Namespace) -> int:
     rules = campaign.load_campaign_data(args.overlay)
     seats, luna = campaign.parse_campaign_seats(args.seats, data.players.profiles)
     chapters = campaign.check_chapters(rules.chapters if args.chapters is None else args.chapters)
-    policy = campaign.parse_policy(args.policy, chapters)
+    try:
+        policy = campaign.parse_policy(args.policy, chapters)
+    except ConfigError as error:
+        if args.chapters is None and args.overlay and chapters != campaign.load_campaign_data().chapters:
+            # "gives 4 levels for 3 chapters" when nothing on the command line said 3 (a QA pass)
+            raise ConfigError(f"{error.problem} (the chapters of {args.overlay}'s [campaign] table; --chapters sets "
+                              "them)", error.option, error.mentions) from None
+        raise
     if args.calibration_games is not None and policy.kind != "toward":
         # an option that would change nothing is refused rather than ignored: the designer meant something by it
         raise ConfigError(f"--calibration-games: only the toward:<p> policy measures levels, not {args.policy!r}")
@@ -604,8 +611,9 @@ def _run(argv: list[str] | None) -> int:
         sys.stderr.write(f"luna-balance: {_os_problem(error)}\n")
         return EXIT_USAGE
     except MemoryError as error:  # numpy's says how much: the commands that hold every game at once, at --games 1e10
+        fewer = "fewer campaigns (--campaigns)" if args.command == "campaign" else "fewer games (--games)"
         sys.stderr.write(f"luna-balance: out of memory ({error or 'MemoryError'}); nothing half-written was left "
-                         "behind: ask for fewer games\n")
+                         f"behind: ask for {fewer}\n")
         return EXIT_USAGE
     except BrokenProcessPool:  # joblib's pool lost a worker; its 40 lines of traceback only say that
         sys.stderr.write("luna-balance: a worker process died (killed, or out of memory: try fewer --workers or a "

@@ -167,6 +167,22 @@ def test_campaign_overlay(tmp_path):
                                     "rank, got [1, 2, 3, 4]"]
 
 
+def test_a_level_list_against_an_overlays_chapters_names_the_overlay(tmp_path, capsys):
+    # "gives 4 levels for 3 chapters" while nothing on the command line said 3 (a QA pass)
+    overlay = tmp_path / "three.toml"
+    overlay.write_text("[campaign]\nchapters = 3\n")
+    code = main(["campaign", "--seats", SEATS, "--policy", "levels:5,4,4,3", "--overlay", str(overlay), "--quiet",
+                 "--out", str(tmp_path / "out")])
+    assert code == 2 and not (tmp_path / "out").exists()
+    assert capsys.readouterr().err == (f"luna-balance: --policy: 'levels:5,4,4,3': gives 4 levels for 3 chapters (the "
+                                       f"chapters of {overlay}'s [campaign] table; --chapters sets them)\n")
+
+
+def test_toward_minus_zero_is_toward_zero():
+    # recorded as toward:-0 in the manifest and the answer (a QA pass)
+    assert cp.parse_policy("toward:-0", 4).label == "toward:0"
+
+
 def test_campaign_overlay_without_a_campaign_table(tmp_path, rules):
     plain = tmp_path / "plain.toml"
     plain.write_text("# a game-data overlay with no [campaign] table: the shipped campaign rules apply\n")
