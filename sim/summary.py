@@ -6,8 +6,8 @@ memory stays flat however many games run.
 
 Every chunk is reduced with a few calls per column: an integer column becomes a per-seat histogram,
 from which the count, sum, sum of squares, minimum and maximum follow exactly at the end; a float column
-(``won``) keeps its per-seat moments chunk by chunk, summed in the same order as before so every bit
-stays the same.
+(``won``) is counted per value the same way, and its moments follow from those counts at the end too, so no
+number of the tables depends on the chunk size.
 
 The histogram of a column is counted per seat by ``sim.fast.counts`` (one compiled pass; numpy's ``min``
 and ``max`` for the bounds) over that seat's rows, picked by :func:`seat_rows`: the engines' chunks list
@@ -21,6 +21,7 @@ uses the same helpers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -124,14 +125,13 @@ class _IntegerHistogram:
 class StreamingSummary:
     """Per seat and numeric column: count, sum, sum of squares, min, max, and a histogram of values.
 
-    Integer columns sum exactly, so the totals do not depend on how games were chunked; ``won``
-    (1/k for a k-way tie) is summed in float64, exact except for the last bits after 3-way ties.
+    Every column is counted per value, so the totals do not depend on how games were chunked: integer columns
+    sum exactly; ``won`` (1/k for a k-way tie) sums its values times their counts with ``math.fsum``.
     """
 
     def __init__(self) -> None:
         self.integers: dict[str, _IntegerHistogram] = {}
-        # float columns: (seat, column) -> [count, sum, sumsq, min, max] and {value: count}
-        self.float_moments: dict[tuple[int, str], list[float]] = {}
+        # float columns: (seat, column) -> {value: count}
         self.float_histograms: dict[tuple[int, str], dict[float, int]] = {}
 
     def update(self, columns: Columns) -> None:
@@ -150,24 +150,25 @@ class StreamingSummary:
 
     def _update_float(self, name: str, values: np.ndarray, rows: list[slice | np.ndarray]) -> None:
         for seat, picked in enumerate(rows):
-            # a contiguous copy of the seat's values: numpy's pairwise sums then add in a fixed order
-            selected = np.ascontiguousarray(values[picked])
+            selected = values[picked]
             if selected.size == 0:
                 continue
-            key = (seat, name)
-            moments = self.float_moments.setdefault(key, [0, 0.0, 0.0, np.inf, -np.inf])
-            moments[0] += selected.size
-            moments[1] += float(selected.sum())
-            moments[2] += float((selected.astype(np.float64) ** 2).sum())
-            moments[3] = min(moments[3], float(selected.min()))
-            moments[4] = max(moments[4], float(selected.max()))
-            histogram = self.float_histograms.setdefault(key, {})
+            histogram = self.float_histograms.setdefault((seat, name), {})
             for value, count in value_counts(selected):
                 histogram[float(value)] = histogram.get(float(value), 0) + int(count)
 
     def _statistics(self) -> dict[tuple[int, str], tuple[list[float], dict[float, int]]]:
-        """(seat, column) -> ([count, sum, sumsq, min, max], {value: count}) of every column seen."""
-        result = {key: (moments, self.float_histograms[key]) for key, moments in self.float_moments.items()}
+        """(seat, column) -> ([count, sum, sumsq, min, max], {value: count}) of every column seen.
+
+        Every moment follows from the exact counts of each value, so no number depends on how the games were
+        chunked: ``won``'s sums were once added chunk by chunk, and a game's 1/3 share made their last bits
+        depend on the chunk size (a QA pass). A float column's products are added with ``math.fsum``."""
+        result = {}
+        for key, counts in self.float_histograms.items():
+            ordered = sorted(counts.items())
+            moments = [sum(counts.values()), math.fsum(value * count for value, count in ordered),
+                       math.fsum(value * value * count for value, count in ordered), ordered[0][0], ordered[-1][0]]
+            result[key] = (moments, dict(ordered))
         for name, histogram in self.integers.items():
             for seat, counts in histogram.per_seat().items():
                 # exact integer sums (Python ints), as floats only at the end

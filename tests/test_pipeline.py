@@ -198,6 +198,31 @@ def test_summary_counts_the_same_whether_seats_come_in_turn_or_not():
             zip(*(array.tolist() for array in np.unique(values, return_counts=True)), strict=True))
 
 
+def test_summary_tables_do_not_depend_on_the_chunk_size():
+    """Regression: ``won``'s sum was added chunk by chunk in float64, so after a game's 1/3 share the last bits of
+    its sum, mean and sd depended on ``--chunk-size`` (a QA pass: ``Table.equals`` false for two chunk sizes of the
+    same games, which the README says compare equal)."""
+    rng = np.random.default_rng(5)
+    rows = 3 * 4000
+    games = {"seat": np.tile(np.arange(3), rows // 3)}
+    for name in SEAT_NUMERIC:
+        games[name] = rng.choice([0.0, 1.0 / 3, 0.5, 1.0], rows) if name == "won" else rng.integers(0, 90, rows)
+    config = GameConfig(seats=parse_seats("luna:1,luna:2,luna:3"))
+    tables = []
+    for games_a_chunk in (4000, 777, 1):
+        summary = StreamingSummary()
+        for first in range(0, rows, 3 * games_a_chunk):
+            summary.update({name: values[first:first + 3 * games_a_chunk] for name, values in games.items()})
+        tables.append(summary.tables(config))
+    for aggregate, histograms in tables[1:]:
+        assert aggregate.equals(tables[0][0]) and histograms.equals(tables[0][1])
+    won = tables[0][0].to_pandas().set_index(["column", "seat"]).loc["won"]
+    for seat in range(3):
+        values = games["won"][seat::3]
+        assert won.loc[seat, "sum"] == pytest.approx(values.sum(), rel=1e-15)
+        assert won.loc[seat, "sd"] == pytest.approx(values.std(ddof=1), rel=1e-12)
+
+
 def test_compile_notice_is_said_once_and_never_when_quiet(tmp_path, monkeypatch, capsys):
     pytest.importorskip("numba")
     import sim.fast._jit as jit_module
