@@ -469,6 +469,7 @@ def command_levels(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
+    from sim.outputs import staged_runs
     from sim.run import RunOptions, check_output, run_simulation
 
     data = load_game_data(args.overlay)
@@ -479,17 +480,25 @@ def command_levels(args: argparse.Namespace) -> int:
     if args.out:
         for level in levels:  # every level's run directory, before any level is played
             check_output(Path(args.out) / f"level-{level}", "run", inputs=(args.overlay,))
-    base = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="luna-levels-"))
-    rows = {}
-    try:
+
+    def play_levels(base: Path) -> dict[int, dict[str, float]]:
+        rows = {}
         with progress_bar(args.games * len(levels), args.quiet, "levels") as bar:
             for level in levels:
                 config = GameConfig(seats=parse_seats(f"luna:{level}"), rounds=args.rounds,
                                     start_bonus=args.start_bonus, board=args.board)
                 rows[level] = level_row(run_simulation(data, config, options, base / f"level-{level}",
                                                        progress=bar.update))
-    finally:  # the runs of a table nobody kept: gone however the command ends (a stop, a full disk)
-        if not args.out:
+        return rows
+
+    if args.out:  # the levels' runs move into place together, once all are played
+        with staged_runs(Path(args.out), [f"level-{level}" for level in levels]) as staging:
+            rows = play_levels(staging)
+    else:
+        base = Path(tempfile.mkdtemp(prefix="luna-levels-"))
+        try:
+            rows = play_levels(base)
+        finally:  # the runs of a table nobody kept: gone however the command ends (a stop, a full disk)
             shutil.rmtree(base, ignore_errors=True)
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("level")
     table["games"] = table["games"].astype("int64")

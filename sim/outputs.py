@@ -20,7 +20,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -319,6 +319,46 @@ def output_directory(out: Path, kind: str, inputs: Iterable[str | Path | None] =
         release(started.held)
         if not written:
             _remove_made(started.made)
+
+
+#: The held folder several runs are built in together (:func:`staged_runs`): ``.<this>.partial-<pid>`` in their folder.
+STAGED = "staged-runs"
+
+
+@contextlib.contextmanager
+def staged_runs(folder: Path, names: Sequence[str]) -> Iterator[Path]:
+    """Build the run directories ``folder/NAME`` (one per ``names``) in one held staging folder, and move them into
+    place together when the block completes.
+
+    ``levels --out`` over an earlier one, stopped part way, left the levels it had played replaced and the others not:
+    a mix of two commands' runs that looked complete (a QA pass). Now an error, Ctrl-C or stop signal before the end
+    leaves every earlier run as it was; the moves are made with the stop signals held, so only a ``kill -9`` in those
+    milliseconds can part them. The block gives each run to ``run_simulation`` under the folder it is given. A staging
+    folder whose process died is removed by the next command staging runs in ``folder``; the folders made for it
+    are removed again if nothing was moved into place.
+    """
+    marker = folder / STAGED
+    made = _make_parents(marker)
+    moved = False
+    try:
+        remove_abandoned(marker)
+        staging = temporary_for(marker)
+        if staging.exists():
+            shutil.rmtree(staging)
+        held = create_held(staging)
+        try:
+            refuse_other_writers(marker)
+            yield staging
+            with not_cut_short():
+                for name in names:
+                    replace_directory(staging / name, folder / name, "run")
+                    moved = True
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+            release(held)
+    finally:
+        if not moved:
+            _remove_made(made)
 
 
 _ERRNO_DETAIL = re.compile(r"\[errno (\d+)\]")

@@ -240,3 +240,26 @@ def test_lock_held_in_this_process_refuses_a_second_holder(tmp_path):
             with study_lock(tmp_path / "new" / "s"):
                 pass
     assert not (tmp_path / "new").exists()  # the directories the lock created and nobody used are gone
+
+
+LEVELS_OUT = ["levels", "--levels", "3,5", "--games", "20", "--engine", "reference", "--quiet", "--out", "lv"]
+
+
+@pytest.mark.parametrize("kill_at", ["chunk-written:2", "part-moved:2"], ids=["playing-level-5", "both-staged"])
+def test_a_killed_levels_out_leaves_the_earlier_levels_whole(tmp_path, kill_at):
+    """``levels --out`` over an earlier one, killed while its second level was played (or once both were, before
+    they moved into place): the earlier levels are all as they were, not some replaced (a QA pass); the held staging
+    folder it leaves is removed by the next run, which writes the same files as one never stopped."""
+    assert luna(tmp_path, *LEVELS_OUT, "--seed", "1").returncode == 0
+    earlier = snapshot(tmp_path / "lv")
+    killed = luna(tmp_path, *LEVELS_OUT, "--seed", "2", kill_at=kill_at)
+    assert killed.returncode == -signal.SIGKILL
+    # the earlier levels as they were, only hidden leftovers beside them
+    assert {name: content for name, content in snapshot(tmp_path / "lv").items() if not name.startswith(".")} \
+        == earlier
+    assert leftovers(tmp_path / "lv")  # the staging folder, held no more
+    assert luna(tmp_path, *LEVELS_OUT, "--seed", "2").returncode == 0
+    assert leftovers(tmp_path / "lv") == []
+    fresh = tmp_path / "fresh"
+    assert luna(fresh, *LEVELS_OUT, "--seed", "2").returncode == 0
+    assert snapshot(tmp_path / "lv") == snapshot(fresh / "lv")

@@ -361,6 +361,57 @@ def test_levels_out_of_an_earlier_levels_is_still_replaced(tmp_path, capsys):
     assert sorted(path.name for path in out.iterdir()) == ["level-3"]
 
 
+def test_a_stopped_levels_out_leaves_the_earlier_levels_whole(tmp_path, capsys, monkeypatch):
+    """Regression: ``levels --out`` over an earlier one, stopped at its second level, left the first level replaced
+    and the others not: two commands' runs mixed, looking complete (a QA pass). The levels' runs now move into place
+    together once all are played."""
+    from sim import engines
+
+    out = tmp_path / "lv"
+    levels = [*LEVELS[:2], "3,5", *LEVELS[3:], "--out", str(out)]
+    assert main([*levels, "--seed", "1"]) == 0
+    before = tree(tmp_path)
+    real = engines.play_chunk_reference
+
+    def stopped_at_level_5(data, config, *args, **kwargs):
+        if config.seats[0].level == 5:
+            raise KeyboardInterrupt
+        return real(data, config, *args, **kwargs)
+
+    monkeypatch.setattr(engines, "play_chunk_reference", stopped_at_level_5)
+    capsys.readouterr()
+    assert main([*levels, "--seed", "2"]) == 130
+    assert tree(tmp_path) == before  # level-3 of seed 1 still, and no staging folder left
+    monkeypatch.setattr(engines, "play_chunk_reference", real)
+    assert main([*levels, "--seed", "2"]) == 0
+    seeds = {json.loads((out / name / "manifest.json").read_text())["config"]["seed"]
+             for name in ("level-3", "level-5")}
+    assert seeds == {2} and sorted(path.name for path in out.iterdir()) == ["level-3", "level-5"]
+
+
+def test_a_stopped_first_levels_out_leaves_no_folder(tmp_path, monkeypatch):
+    from sim import engines
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(engines, "play_chunk_reference", stopped)
+    assert main([*LEVELS, "--out", str(tmp_path / "new" / "lv")]) == 130
+    assert list(tmp_path.iterdir()) == []  # the folders made for it too
+
+
+def test_a_levels_staging_folder_whose_process_died_is_removed(tmp_path):
+    # kill -9 while the levels were played leaves their held staging folder; nobody holds it once the process is gone
+    from sim.outputs import STAGED
+
+    out = tmp_path / "lv"
+    out.mkdir()
+    abandoned = out / f".{STAGED}.partial-999999"
+    (abandoned / "level-3").mkdir(parents=True)
+    assert main([*LEVELS, "--out", str(out)]) == 0
+    assert sorted(path.name for path in out.iterdir()) == ["level-3"]
+
+
 def test_an_earlier_run_that_cannot_be_held_is_still_replaced(tmp_path, monkeypatch):
     # the earlier run is held (flock, which needs it open) while it is moved aside and deleted; one this user may not
     # read (chmod 300) cannot be opened, and was replaced before the hold came: it still is, only not held
