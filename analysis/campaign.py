@@ -163,13 +163,17 @@ def answer(result: CampaignResult) -> str:
     who = "; ".join(f"{names[seat]} wins the campaign in {won[seat] / len(levels):.1%} of them "
                     f"(95 % interval {low[seat]:.1%}-{high[seat]:.1%})" for seat in people)
     luna = won[options.luna_seat] / len(levels)
+    # beside her campaigns: her fixed SP can win her campaigns out of all proportion to her games (a QA pass saw
+    # 100 % of the campaigns from about half of the chapters), which the designer should see at once
+    luna_chapters = result.games["won"][:, :, options.luna_seat].mean()
     chapters = f"{options.chapters} chapter{'s' if options.chapters > 1 else ''}"
     return (f"Against {', '.join(names[seat] for seat in people)}, starting at level "
             f"{result.level[0, 0]} with policy {options.policy.label} over {chapters}, Luna plays "
             f"the last chapter most often at level{'s' if len(modes) > 1 else ''} {mode} "
             f"({percent_of(counts[modes[0]], len(levels))} of {len(levels)} campaigns"
             f"{' each' if len(modes) > 1 else ''}; "
-            f"mean level {levels.mean():.2f}); {who}; Luna wins {luna:.1%}.")
+            f"mean level {levels.mean():.2f}); {who}; Luna wins {luna:.1%} (and {luna_chapters:.1%} of the "
+            "chapters).")
 
 
 # ---------------------------------------------------------------- figures

@@ -570,7 +570,8 @@ def test_the_tables_and_the_answer_are_the_campaigns_numbers(data, rules):
 
     sentence = answer(result)
     luna_share = result.campaign_won[:, 2].mean()
-    assert sentence.endswith(f"Luna wins {luna_share:.1%}.")
+    luna_chapters = won[:, :, 2].mean()
+    assert sentence.endswith(f"Luna wins {luna_share:.1%} (and {luna_chapters:.1%} of the chapters).")
     assert f"mean level {level[:, -1].mean():.2f})" in sentence and "starting at level 4 " in sentence
     for seat, name in ((0, "scripted:shares"), (1, "scripted:tank")):
         assert f"{name} wins the campaign in {result.campaign_won[:, seat].mean():.1%}" in sentence
