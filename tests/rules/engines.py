@@ -103,6 +103,9 @@ class NumbaEngine:
     # ---------------------------------------------------------------- cards
 
     def resolve_card(self, rules, state, seat, card, slot):
+        if rules.belt is not None:  # the Belt's pieces travel through the Belt bridge
+            belt.run(rules, state, belt.RESOLVE_CARD, seat, card, slot)
+            return
         nb.run(rules, state, None, nb.RESOLVE_CARD, seat, card, slot)
 
     def _one_action(self, rules, state, seat, action, slot):

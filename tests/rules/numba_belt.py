@@ -4,7 +4,7 @@
 each target's slots, who placed each piece, the shuttle columns) on the way in and out, and runs the
 Belt's kernels through its own jitted dispatcher (compiled and cached like the main bridge's, see its
 docstring). Only the clauses ``tests/rules/test_belt.py`` drives are here: setup, Luna's Belt
-expansion, a scripted player's expand.
+expansion, a card of hers (its expansion on the Belt), a scripted player's expand.
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ from sim import reference as ref
 from sim.fast._jit import jit
 from sim.fast.belt import expand_company_belt
 from sim.fast.game import setup, setup_template
+from sim.fast.luna import resolve_card
 from sim.fast.players import player_expand
 from sim.fast.state import STATE_DTYPE
 
 from . import numba_bridge as nb
 
-SETUP, EXPAND, PLAYER_EXPAND = range(3)
+SETUP, EXPAND, PLAYER_EXPAND, RESOLVE_CARD = range(4)
 
 
 @jit
@@ -36,6 +37,8 @@ def _apply_belt(tables, state, op, a, b, c):
         expand_company_belt(t, st, a, b, c)
     elif op == PLAYER_EXPAND:
         player_expand(t, st, a, b, general)
+    elif op == RESOLVE_CARD:
+        resolve_card(t, st, a, b, c, general)
     return 0
 
 

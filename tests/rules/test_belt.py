@@ -21,7 +21,7 @@ from sim.config import GameConfig, parse_seats
 from sim.gamedata import load_game_data
 from sim.invariants import assert_invariants, check_invariants
 
-from .helpers import ASTROGO, MINERVA, SKYMINE, TAWAC, assign_sides, game_data
+from .helpers import ASTROGO, MINERVA, SKYMINE, TAWAC, assign_sides, card, game_data
 
 A, T, S, M = ASTROGO, TAWAC, SKYMINE, MINERVA
 SETUP = {1: [A], 7: [T], 11: [S], 17: [M]}
@@ -287,6 +287,52 @@ def test_a_company_with_nothing_to_place_forfeits(engine):
     before = [list(owners) for owners in state.belt.owner]
     engine.expand_company_belt(rules, state, seat, [A], 2, lowest=True)
     assert state.belt.owner == before and state.seats[seat].luna.outposts_placed == 0
+
+
+def test_the_station_alone_puts_its_targets_within_reach(engine):
+    # Astrogo has no piece on the Belt (no setup outpost: its station [0, 0, 0]); it still reaches what its
+    # station touches, 1 and 2. Targets: 1 (a new asteroid) and 2 (a vacant shuttle space): MIN -> 1. (A reach
+    # of its pieces' neighbours alone finds nothing and forfeits the point; every other test keeps a setup
+    # outpost on the station's asteroid, which put the station's targets in reach anyway: a QA pass.)
+    rules, state, seat = _game({7: [T], 11: [S], 17: [M]})
+    engine.expand_company_belt(rules, state, seat, [A], 1, lowest=True)
+    assert held(state, 1) == [A] and state.station_vacant[A] == [1, 0, 0]
+    assert state.seats[seat].luna.outposts_placed == 1
+    assert_invariants(rules, state)
+
+
+@pytest.mark.parametrize("reading", ["less_valuable_first", "more_valuable_first"])
+def test_multi_expand_order_on_the_belt(engine, reading):
+    # II-7 (advance two_biggest_leads 2, expand them 2 MIN each), solo, markers [0, 3, 0, 2]: tawac and minerva.
+    # 6: S (a skymine shuttle), 7: [T, -, -], 9: [M, -], 17: [M, -, -]: minerva ([2, 0, 0], 1 coin) is more
+    # valuable than tawac ([1, 0, 0], 0 coins). Tawac reaches 6 7 8; minerva 8 9 10 16 17 18.
+    # less_valuable_first: tawac: 8 (shuttle); 8 opens 9, minerva's, a new asteroid for tawac: 9: [M, T].
+    #   minerva: 8 is taken: 10 (shuttle); 10 opens 11: [S, M].
+    # more_valuable_first: minerva: 8 (shuttle); 8 opens 7, tawac's, new for minerva: 7: [T, M, -].
+    #   tawac: no target (6 and 8 taken, 7 its own): a vacant space of its asteroid 7: [T, M, T]; then nothing
+    #   vacant within reach: it ousts the rival it is farthest behind on, skymine (margin 0 against minerva's
+    #   4), from its lowest piece in reach, the shuttle on 6: 6: T. (The same reading expanding on the Moon
+    #   instead left the Belt as it was: a QA pass.)
+    base = game_data()
+    rules_data = base.luna.rules.model_copy(update={"multi_expand_order": reading})
+    data = dataclasses.replace(base, luna=base.luna.model_copy(update={"rules": rules_data}))
+    rules = ref.Rules(data, GameConfig(seats=parse_seats("luna:2"), start_bonus="none", board="belt"))
+    engine.use_data(rules, data)
+    state, _ = engine.setup_game(rules, 11, 0)
+    assign_sides(rules, state, "A1", "B1", "C1", "D1")
+    set_belt(rules, state, {1: [A], 6: [S], 7: [T], 9: [M], 11: [S], 17: [M]})
+    state.track_position[0] = [0, 3, 0, 2]
+    engine.resolve_card(rules, state, 0, card(rules, "II-7"), 1)
+    pieces = {t: held(state, t) for t in range(1, 21) if held(state, t)}
+    luna = state.seats[0].luna
+    if reading == "less_valuable_first":
+        assert pieces == {1: [A], 6: [S], 7: [T], 8: [T], 9: [M, T], 10: [M], 11: [S, M], 17: [M]}
+        assert (luna.outposts_placed, luna.ousted) == (4, 0)
+    else:
+        assert pieces == {1: [A], 6: [T], 7: [T, M, T], 8: [M], 9: [M], 11: [S], 17: [M]}
+        assert (luna.outposts_placed, luna.ousted) == (4, 1)
+    assert state.sector_owner.count(ref.NO_COMPANY) == len(state.sector_owner)  # nothing on the Moon
+    assert_invariants(rules, state)
 
 
 def test_less_valuable_company_expands_first(engine):

@@ -206,6 +206,10 @@ def test_reveal_timing(engine, reading):
     engine.luna_turn(rules, state, 0, rngs[0])
     assert (luna.helium, luna.grade2_by_token, luna.slot_on[0], luna.deck[-1]) == (9, 1, True, g)
     assert luna.next_turn_slot == 2 and sum(state.track_position[0]) == 2
+    # her second turn (C's I-3: 2 CrypCoin, most valuable company +2, a bonus marker) carries no reveal under either
+    # reading: the first turn's only (reveals on every turn, 9 -> 13 here, passed every test: a QA pass)
+    engine.luna_turn(rules, state, 0, rngs[0])
+    assert (luna.helium, luna.grade2_by_token, luna.next_turn_slot) == (9, 1, 3)
 
 
 @pytest.mark.parametrize(("reading", "cash"), [("card_order", 2), ("helium_then_research", 0)])
@@ -261,6 +265,24 @@ def test_early_discard_card(engine, reading):
         assert ids(rules, luna.majority) == ["I-5", "-"] and ids(rules, luna.discard[-1:]) == ["I-8"]
     else:
         assert ids(rules, luna.majority) == ["-", "I-8"] and ids(rules, luna.discard[-1:]) == ["I-5"]
+
+
+def test_early_discard_card_from_the_whole_pile_may_be_one_of_this_rounds(engine):
+    # As test_early_discard_card with discard_pile, seed 6: below(8) picks pile card 5, the first of this round's
+    # three shuffled slot cards (not the new top card, 7), whose right value is larger: the right majority card
+    # I-8 goes, as it would for an old card only if that card's right value were larger, which none here is.
+    # (Drawing among the old cards only passed every test: a QA pass.)
+    rules, state, rngs = game("luna:2", engine, with_readings(game_data(), early_discard_card="discard_pile"), seed=6)
+    luna = state.seats[0].luna
+    luna.slots = [NO, *cards(rules, "I-1", "I-4", "I-7"), NO]
+    luna.discard = cards(rules, "I-2", "I-3", "I-6", "I-11", "I-12")
+    luna.majority = cards(rules, "I-5", "I-8")
+    luna.deck = [c for c in luna.deck if c not in luna.slots + luna.discard + luna.majority]
+    draws = clone(rngs[0])
+    draws.shuffle([0, 1, 2])
+    assert draws.below(8) == 5
+    engine.end_luna_actions(rules, state, 0, rngs[0])
+    assert ids(rules, luna.majority) == ["I-5", "-"] and ids(rules, luna.discard[-1:]) == ["I-8"]
 
 
 @pytest.mark.parametrize("reading", ["lazy", "immediate"])
