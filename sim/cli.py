@@ -433,75 +433,17 @@ def command_campaign(args: argparse.Namespace) -> int:
     return 0
 
 
-# The per-level table: column -> (seat column, statistic); "games" counts the rows.
-LEVEL_TABLE = {"helium": ("helium", "mean"), "research": ("research", "mean"), "cash": ("cash", "mean"),
-               "score_total": ("score_total", "mean"), "score_sd": ("score_total", "sd"),
-               "reshuffles": ("reshuffles", "mean"), "grade2_entered": ("grade2_entered", "mean")}
-
-
-def level_row(run: Path) -> dict[str, float]:
-    """One level's row of ``levels``' table from its run of Luna alone: from ``aggregate.parquet`` when the run kept
-    only its summaries (``levels`` without ``--out``), else from the seats file, reading only the columns the table
-    needs. Either way the level is reduced before the next is played, so memory does not grow with the levels."""
-    import pyarrow.parquet as pq
-
-    from sim.outputs import AGGREGATE_FILE, SEATS_FILE
-
-    if (run / AGGREGATE_FILE).exists():
-        aggregate = pq.read_table(run / AGGREGATE_FILE).to_pandas().set_index("column")
-        games = int(aggregate.loc["score_total", "count"])
-        row: dict[str, float] = {"games": games}
-        for name, (column, statistic) in LEVEL_TABLE.items():
-            # one game has no spread: NaN, as pandas' std of one value
-            row[name] = float("nan") if statistic == "sd" and games < 2 else float(aggregate.loc[column, statistic])
-        return row
-    columns = sorted({column for column, _ in LEVEL_TABLE.values()})
-    seats = pq.read_table(run / SEATS_FILE, columns=columns).to_pandas()
-    row = {"games": len(seats)}
-    for name, (column, statistic) in LEVEL_TABLE.items():
-        row[name] = float(seats[column].std() if statistic == "sd" else seats[column].mean())
-    return row
-
-
 def command_levels(args: argparse.Namespace) -> int:
-    import shutil
-    import tempfile
-
-    import pandas as pd
-
-    from sim.outputs import staged_runs
-    from sim.run import RunOptions, check_output, run_simulation
+    from sim.levels import play_levels
+    from sim.run import RunOptions
 
     data = load_game_data(args.overlay)
     levels = parse_levels(args.levels)
-    # without --out nobody keeps the runs: their summaries are all the table needs (flat memory, no rows written)
     options = RunOptions(games=args.games, seed=args.seed, engine=args.engine, chunk_size=args.chunk_size,
-                         workers=args.workers, overlay=args.overlay, aggregate_only=not args.out)
-    if args.out:
-        for level in levels:  # every level's run directory, before any level is played
-            check_output(Path(args.out) / f"level-{level}", "run", inputs=(args.overlay,))
-
-    def play_levels(base: Path) -> dict[int, dict[str, float]]:
-        rows = {}
-        with progress_bar(args.games * len(levels), args.quiet, "levels") as bar:
-            for level in levels:
-                config = GameConfig(seats=parse_seats(f"luna:{level}"), rounds=args.rounds,
-                                    start_bonus=args.start_bonus, board=args.board)
-                rows[level] = level_row(run_simulation(data, config, options, base / f"level-{level}",
-                                                       progress=bar.update))
-        return rows
-
-    if args.out:  # the levels' runs move into place together, once all are played
-        with staged_runs(Path(args.out), [f"level-{level}" for level in levels]) as staging:
-            rows = play_levels(staging)
-    else:
-        base = Path(tempfile.mkdtemp(prefix="luna-levels-"))
-        try:
-            rows = play_levels(base)
-        finally:  # the runs of a table nobody kept: gone however the command ends (a stop, a full disk)
-            shutil.rmtree(base, ignore_errors=True)
-    table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("level")
-    table["games"] = table["games"].astype("int64")
+                         workers=args.workers, overlay=args.overlay)
+    with progress_bar(args.games * len(levels), args.quiet, "levels") as bar:
+        table = play_levels(data, levels, options, args.out, rounds=args.rounds, start_bonus=args.start_bonus,
+                            board=args.board, progress=bar.update)
     print(f"Single-Luna games per level: {args.games}, seed {args.seed}, start bonus {args.start_bonus}, "
           f"board {args.board}, engine {args.engine}")
     print(table.round(2).to_string())

@@ -178,15 +178,15 @@ def test_levels_table_is_the_same_from_summaries_and_from_kept_rows(tmp_path, ca
     """Regression: ``levels`` read every level's whole seats file back and kept them all until the table: 200,000
     games a level took 1.1 GB, growing with the games. Without ``--out`` the runs now keep only their summaries;
     the table must not tell which way it was made (one game too: no spread either way)."""
-    import sim.run
+    import sim.levels
 
-    real, kept_rows = sim.run.run_simulation, []
+    real, kept_rows = sim.levels.run_simulation, []
 
     def recorded(data, config, options, *args, **kwargs):
         kept_rows.append(not options.aggregate_only)
         return real(data, config, options, *args, **kwargs)
 
-    monkeypatch.setattr(sim.run, "run_simulation", recorded)
+    monkeypatch.setattr(sim.levels, "run_simulation", recorded)
     for games in ("7", "1"):
         argv = ["levels", "--games", games, "--levels", "0,6", "--engine", "reference", "--quiet"]
         assert main(argv) == 0
@@ -200,7 +200,7 @@ def test_levels_table_is_the_same_from_summaries_and_from_kept_rows(tmp_path, ca
 
 
 def test_level_row_reads_either_kind_of_run(tmp_path):
-    from sim.cli import LEVEL_TABLE, level_row
+    from sim.levels import LEVEL_TABLE, level_row
 
     rows = simulate(tmp_path, "--seats", "luna:3", name="rows")
     summaries = simulate(tmp_path, "--seats", "luna:3", "--aggregate-only", name="summaries")
