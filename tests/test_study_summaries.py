@@ -300,6 +300,22 @@ def test_findings_of_a_study_with_variants_say_they_are_the_base_s(kept):
     assert "base variant only" not in findings_section([]).text  # a study without variants has only the base
 
 
+def test_findings_solo_scores_are_each_levels_mean_with_the_interval_of_its_mean(kept):
+    # the Findings' first column from the base variant's solo parts: an interval of mean ± t·sd (not sd / sqrt(n)),
+    # 11 times too wide here, passed every test (a mutation pass, 2026-11-28); t(119) = 1.980
+    from analysis.study.findings import solo_scores
+
+    table = solo_scores(load_summaries(kept)).set_index("level")
+    assert table.index.tolist() == [4, 5]
+    for level in (4, 5):
+        scores = pq.read_table(kept / "runs" / f"solo-L{level}" / "seats.parquet", columns=["score_total"]).column(0)
+        scores = scores.to_numpy().astype(float)
+        row = table.loc[level]
+        assert row["n"] == GAMES and row["mean"] == pytest.approx(scores.mean())
+        sem = scores.std(ddof=1) / np.sqrt(GAMES)
+        assert (row["mean"] - row["low"], row["high"] - row["mean"]) == (pytest.approx(1.980 * sem, rel=1e-3),) * 2
+
+
 def test_report_of_parts_without_summaries_is_a_one_line_error(kept, tmp_path, capsys):
     import json
     import shutil

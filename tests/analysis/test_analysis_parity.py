@@ -96,6 +96,18 @@ def test_parity_never_reached_is_not_reported_as_strength_64():
     assert result.note == "not reached: above 64"
 
 
+def test_parity_not_reached_keeps_an_interval_the_games_cannot_close():
+    # a 45 % win rate at every strength, 100 games each: parity is not reached, but the win rate's interval
+    # (35.6-54.8 %) holds 1/2 at every strength tried, so the games rule out no strength: (0, inf). Closing the
+    # low end at 64 whenever the rate's lower bound there is below 1/2 (rather than its upper one) claimed that
+    # they rule out everything below 64, and passed every test (a mutation pass, 2026-11-28).
+    curve = FlatCurve(0.45, games=100)
+    assert curve.bounds(64.0)[0] < 0.5 < curve.bounds(64.0)[1]
+    result = strength_at_parity(curve)
+    assert (result.low, result.high, result.note) == (0.0, math.inf, "not reached: above 64")
+    assert (strength_at_parity(FlatCurve(0.45, games=10_000)).low) == 64.0  # at 10,000 games they rule it out
+
+
 def test_parity_passed_even_at_the_lowest_strength_is_not_reported_as_a_strength():
     result = strength_at_parity(FlatCurve(1.0, games=300))
     assert math.isnan(result.strength) and result.low == 0.0 and result.high < 0.001
