@@ -27,3 +27,22 @@ def restore_threads():
     threads = numba.get_num_threads()
     yield
     numba.set_num_threads(threads)
+
+
+@pytest.fixture
+def stop_at_level(monkeypatch):
+    """``stop_at_level(5)``: from then on the reference engine stops (a Ctrl-C) when asked to play Luna alone at
+    level 5, and plays every other level; ``stop_at_level(None)`` lets it play them all again."""
+    from sim import engines
+
+    real = engines.play_chunk_reference
+
+    def stop(level: int | None) -> None:
+        def stopped(data, config, *args, **kwargs):
+            if config.seats[0].level == level:
+                raise KeyboardInterrupt
+            return real(data, config, *args, **kwargs)
+
+        monkeypatch.setattr(engines, "play_chunk_reference", real if level is None else stopped)
+
+    return stop

@@ -212,21 +212,14 @@ def test_level_row_reads_either_kind_of_run(tmp_path):
         assert from_summaries[name] == pytest.approx(from_rows[name], rel=1e-12), name
 
 
-def test_levels_stopped_leaves_no_temporary_folder(tmp_path, monkeypatch):
+def test_levels_stopped_leaves_no_temporary_folder(tmp_path, monkeypatch, stop_at_level):
     """Regression: ``levels`` without ``--out`` plays into a ``luna-levels-*`` folder under the temporary directory,
     and removed it only when the table was printed: every Ctrl-C or stop signal left one behind, as large as the
     runs had grown."""
     import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    real = engines_module.play_chunk_reference
-
-    def stopped_at_the_second_level(data, config, *args, **kwargs):
-        if config.seats[0].level == 5:
-            raise KeyboardInterrupt
-        return real(data, config, *args, **kwargs)
-
-    monkeypatch.setattr(engines_module, "play_chunk_reference", stopped_at_the_second_level)
+    stop_at_level(5)
     assert main(["levels", "--games", "10", "--levels", "0,5", "--engine", "reference", "--quiet"]) == 130
     assert list(tmp_path.iterdir()) == []
 

@@ -361,28 +361,19 @@ def test_levels_out_of_an_earlier_levels_is_still_replaced(tmp_path, capsys):
     assert sorted(path.name for path in out.iterdir()) == ["level-3"]
 
 
-def test_a_stopped_levels_out_leaves_the_earlier_levels_whole(tmp_path, capsys, monkeypatch):
+def test_a_stopped_levels_out_leaves_the_earlier_levels_whole(tmp_path, capsys, stop_at_level):
     """Regression: ``levels --out`` over an earlier one, stopped at its second level, left the first level replaced
     and the others not: two commands' runs mixed, looking complete (a QA pass). The levels' runs now move into place
     together once all are played."""
-    from sim import engines
-
     out = tmp_path / "lv"
     levels = [*LEVELS[:2], "3,5", *LEVELS[3:], "--out", str(out)]
     assert main([*levels, "--seed", "1"]) == 0
     before = tree(tmp_path)
-    real = engines.play_chunk_reference
-
-    def stopped_at_level_5(data, config, *args, **kwargs):
-        if config.seats[0].level == 5:
-            raise KeyboardInterrupt
-        return real(data, config, *args, **kwargs)
-
-    monkeypatch.setattr(engines, "play_chunk_reference", stopped_at_level_5)
+    stop_at_level(5)
     capsys.readouterr()
     assert main([*levels, "--seed", "2"]) == 130
     assert tree(tmp_path) == before  # level-3 of seed 1 still, and no staging folder left
-    monkeypatch.setattr(engines, "play_chunk_reference", real)
+    stop_at_level(None)
     assert main([*levels, "--seed", "2"]) == 0
     seeds = {json.loads((out / name / "manifest.json").read_text())["config"]["seed"]
              for name in ("level-3", "level-5")}

@@ -243,14 +243,20 @@ def test_step_order_adds_the_turns_crypcoin_to_her_cash(engine, reading):
     assert state.seats[0].cash == 6
 
 
-@pytest.mark.parametrize("reading", ["slot_cards", "discard_pile"])
-def test_early_discard_card(engine, reading):
+@pytest.mark.parametrize(("reading", "seed", "drawn", "kept", "gone"), [
+    ("slot_cards", 7, 3, ["I-5", "-"], "I-8"),
+    ("discard_pile", 7, 3, ["-", "I-8"], "I-5"),
+    # seed 6: below(8) picks pile card 5, the first of this round's three shuffled slot cards (not the new top
+    # card, 7), whose right value is larger. (Drawing among the old cards only passed every test: a QA pass.)
+    ("discard_pile", 6, 5, ["I-5", "-"], "I-8"),
+])
+def test_early_discard_card(engine, reading, seed, drawn, kept, gone):
     # Slots B C D hold I-1 I-4 I-7 (their right value is larger); the discard pile holds I-2 I-3 I-6
     # I-11 I-12 (left larger); majority I-5 (left), I-8 (right).
     # slot_cards: the new top card is a slot card: the right majority card I-8 goes to the pile now.
-    # discard_pile: after the shuffle of B C D one below(8) picks a card of the whole pile of 8; with this
-    # seed it is pile card 3 (I-11, an old one, left larger): the left majority card I-5 goes instead.
-    rules, state, rngs = game("luna:2", engine, with_readings(game_data(), early_discard_card=reading), seed=7)
+    # discard_pile: after the shuffle of B C D one below(8) picks a card of the whole pile of 8; with seed 7 it is
+    # pile card 3 (I-11, an old one, left larger): the left majority card I-5 goes instead.
+    rules, state, rngs = game("luna:2", engine, with_readings(game_data(), early_discard_card=reading), seed=seed)
     luna = state.seats[0].luna
     luna.slots = [NO, *cards(rules, "I-1", "I-4", "I-7"), NO]
     luna.discard = cards(rules, "I-2", "I-3", "I-6", "I-11", "I-12")
@@ -258,31 +264,10 @@ def test_early_discard_card(engine, reading):
     luna.deck = [c for c in luna.deck if c not in luna.slots + luna.discard + luna.majority]
     draws = clone(rngs[0])
     draws.shuffle([0, 1, 2])
-    assert draws.below(8) == 3
+    assert draws.below(8) == drawn
     engine.end_luna_actions(rules, state, 0, rngs[0])
     assert luna.discard[:5] == cards(rules, "I-2", "I-3", "I-6", "I-11", "I-12") and luna.passed
-    if reading == "slot_cards":
-        assert ids(rules, luna.majority) == ["I-5", "-"] and ids(rules, luna.discard[-1:]) == ["I-8"]
-    else:
-        assert ids(rules, luna.majority) == ["-", "I-8"] and ids(rules, luna.discard[-1:]) == ["I-5"]
-
-
-def test_early_discard_card_from_the_whole_pile_may_be_one_of_this_rounds(engine):
-    # As test_early_discard_card with discard_pile, seed 6: below(8) picks pile card 5, the first of this round's
-    # three shuffled slot cards (not the new top card, 7), whose right value is larger: the right majority card
-    # I-8 goes, as it would for an old card only if that card's right value were larger, which none here is.
-    # (Drawing among the old cards only passed every test: a QA pass.)
-    rules, state, rngs = game("luna:2", engine, with_readings(game_data(), early_discard_card="discard_pile"), seed=6)
-    luna = state.seats[0].luna
-    luna.slots = [NO, *cards(rules, "I-1", "I-4", "I-7"), NO]
-    luna.discard = cards(rules, "I-2", "I-3", "I-6", "I-11", "I-12")
-    luna.majority = cards(rules, "I-5", "I-8")
-    luna.deck = [c for c in luna.deck if c not in luna.slots + luna.discard + luna.majority]
-    draws = clone(rngs[0])
-    draws.shuffle([0, 1, 2])
-    assert draws.below(8) == 5
-    engine.end_luna_actions(rules, state, 0, rngs[0])
-    assert ids(rules, luna.majority) == ["I-5", "-"] and ids(rules, luna.discard[-1:]) == ["I-8"]
+    assert ids(rules, luna.majority) == kept and ids(rules, luna.discard[-1:]) == [gone]
 
 
 @pytest.mark.parametrize("reading", ["lazy", "immediate"])
