@@ -61,15 +61,15 @@ def play_levels(data: GameData, levels: Sequence[int], options: RunOptions, out:
     sim.outputs.OutputPathError
         A ``level-N`` of ``out`` cannot be written (checked for every level before any is played).
     """
-    table = {key: value for key, value in (("rounds", rounds), ("start_bonus", start_bonus), ("board", board))
-             if value is not None}
+    settings = {key: value for key, value in (("rounds", rounds), ("start_bonus", start_bonus), ("board", board))
+                if value is not None}
     # without a folder nobody keeps the runs: their summaries are all the table needs (flat memory, no rows written)
     options = dataclasses.replace(options, aggregate_only=out is None)
     rows: dict[int, dict[str, float]] = {}
 
     def play_into(base: Path) -> None:
         for level in levels:
-            config = GameConfig(seats=parse_seats(f"luna:{level}"), **table)
+            config = GameConfig(seats=parse_seats(f"luna:{level}"), **settings)
             rows[level] = level_row(run_simulation(data, config, options, base / f"level-{level}", progress=progress))
 
     if out is not None:
