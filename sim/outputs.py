@@ -337,28 +337,19 @@ def staged_runs(folder: Path, names: Sequence[str]) -> Iterator[Path]:
     folder whose process died is removed by the next command staging runs in ``folder``; the folders made for it
     are removed again if nothing was moved into place.
     """
-    marker = folder / STAGED
-    made = _make_parents(marker)
+    started = start_output(folder / STAGED, "run")  # as any output's temporary folder: held, the dead ones removed
     moved = False
     try:
-        remove_abandoned(marker)
-        staging = temporary_for(marker)
-        if staging.exists():
-            shutil.rmtree(staging)
-        held = create_held(staging)
-        try:
-            refuse_other_writers(marker)
-            yield staging
-            with not_cut_short():
-                for name in names:
-                    replace_directory(staging / name, folder / name, "run")
-                    moved = True
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-            release(held)
+        yield started.temporary
+        with not_cut_short():
+            for name in names:
+                replace_directory(started.temporary / name, folder / name, "run")
+                moved = True
     finally:
+        shutil.rmtree(started.temporary, ignore_errors=True)
+        release(started.held)
         if not moved:
-            _remove_made(made)
+            _remove_made(started.made)
 
 
 _ERRNO_DETAIL = re.compile(r"\[errno (\d+)\]")
