@@ -163,6 +163,25 @@ def test_start_position(engine, level, reading, helium):
     assert (luna.helium, luna.research, luna.grade2_by_token) == (helium, 1 if level == 6 else 0, 0)
 
 
+@pytest.mark.parametrize(("start_helium", "start_research", "reading", "helium"),
+                         [(0, 1, "add", 2), (0, 1, "place", 0), (1, 0, "add", 3), (1, 0, "place", 1)])
+def test_start_position_of_a_level_that_places_one_marker(engine, start_helium, start_research, reading, helium):
+    """A level whose white numbers place only one of her markers (no shipped level does: levels 6-8 place both)
+    still places her markers (``places_markers``: either start position above 0). Every starting token gives 2
+    helium steps: add, they go on top of the level's tank position; place, the level's placement overrides them.
+    Level 6's Luna tokens lie on tank 6 and 13: none is reached. Pins ``drops_token_helium`` asking for both start
+    positions: a mutation asking for the tank's alone survived every other test (mutation pass on ``sim/fast``)."""
+    base = game_data()
+    moon = base.moon.model_copy(update={"starting_tokens": base.moon.starting_tokens.model_copy(
+        update={"tokens": [StartingToken(helium=2)] * 10})})
+    level = base.luna.levels["6"].model_copy(update={"start_helium": start_helium, "start_research": start_research})
+    data = with_readings(dataclasses.replace(base, moon=moon, luna=base.luna.model_copy(
+        update={"levels": {**base.luna.levels, "6": level}})), start_position=reading)
+    _, state, _ = game("luna:6", engine, data, start_bonus="random")
+    luna = state.seats[0].luna
+    assert (luna.helium, luna.research, luna.grade2_by_token) == (helium, start_research, 0)
+
+
 @pytest.mark.parametrize("reading", ["slots_first", "majority_first"])
 def test_draw_order(engine, reading):
     # Level 5 (Luna tokens on tank 7 and 13), tank marker on 5, slots B C D ON. Deck, top first:
