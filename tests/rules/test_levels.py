@@ -86,6 +86,21 @@ def test_start_positions_on_or_past_tokens_and_switches(tmp_path, engine):
     assert_invariants(rules, state)
 
 
+def test_start_positions_exactly_on_both_switches(tmp_path, engine):
+    """A level starting exactly on both switch spaces (tank 8, upload 4; no shipped level starts on either) has
+    slots A and E ON from the start: a start position that reaches a switch space switches it, on the upload track
+    as on the tank. The test above starts her upload marker past its switch (5), so a mutation of the numba setup
+    switching E only past the space (``>`` for ``>=``) survived every test (mutation pass on ``sim/fast``). Level
+    6's tokens on tank 6 and upload 4 lie on or behind her markers and are left off."""
+    rules, state = _overlay_game(tmp_path, "[luna.levels.6]\nstart_helium = 8\nstart_research = 4\n",
+                                 "luna:6", engine)
+    luna = state.seats[0].luna
+    assert (luna.helium, luna.research) == (8, 4)
+    assert luna.slot_on == [True, True, True, True, True]
+    assert (luna.helium_tokens, luna.research_tokens) == ([13], [8])
+    assert_invariants(rules, state)
+
+
 def test_start_positions_past_the_switches_switch_nothing_at_level_0(tmp_path, engine):
     # Overlay: level 0 (no ON/OFF markers) starting on helium 9 and research 4: A and E stay OFF.
     _, state = _overlay_game(tmp_path, "[luna.levels.0]\nstart_helium = 9\nstart_research = 4\n",
