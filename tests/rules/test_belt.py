@@ -289,6 +289,28 @@ def test_a_company_with_nothing_to_place_forfeits(engine):
     assert state.belt.owner == before and state.seats[seat].luna.outposts_placed == 0
 
 
+@pytest.mark.parametrize(("outpost_left", "placed_on"), [(False, None), (True, 1)])
+def test_with_no_outpost_left_a_held_asteroid_takes_nothing(outpost_left, placed_on, engine):
+    # Astrogo: 1: [A, -], 3: [A, A, A], 5: [A, A], 7: [T, A, A], 9: [A, A], 13: [A, A, A], 15: [A, A] (15
+    # outposts out, station [5, 5, 5]), its 4 shuttles home. Its reach, 1-10 and 12-16, holds shuttles of the
+    # others on every shuttle space (2 4 6 8: T; 10 12 14 16: S); the only vacant space is asteroid 1's, which
+    # astrogo holds. Clause 5 wants an outpost, and shuttles go on shuttle spaces only: the point is forfeited.
+    # With one outpost back in the station (15: [A, -]), clause 5 applies: MIN -> a second outpost on 1.
+    pieces = {1: [A], 2: [T], 3: [A, A, A], 4: [T], 5: [A, A], 6: [T], 7: [T, A, A], 8: [T], 9: [A, A],
+              10: [S], 11: [S], 12: [S], 13: [A, A, A], 14: [S], 15: [A] if outpost_left else [A, A], 16: [S],
+              17: [M]}
+    rules, state, seat = _game(pieces)
+    assert (sum(state.station_vacant[A]) == 15) != outpost_left and state.belt.shuttles_left[A] == 4
+    before = [list(owners) for owners in state.belt.owner]
+    engine.expand_company_belt(rules, state, seat, [A], 1, lowest=True)
+    if placed_on is None:
+        assert state.belt.owner == before and state.seats[seat].luna.outposts_placed == 0
+    else:
+        assert held(state, placed_on) == [A, A] and state.seats[seat].luna.outposts_placed == 1
+    assert state.belt.shuttles_left[A] == 4
+    assert_invariants(rules, state)
+
+
 def test_the_station_alone_puts_its_targets_within_reach(engine):
     # Astrogo has no piece on the Belt (no setup outpost: its station [0, 0, 0]); it still reaches what its
     # station touches, 1 and 2. Targets: 1 (a new asteroid) and 2 (a vacant shuttle space): MIN -> 1. (A reach
