@@ -268,8 +268,9 @@ def _load_damaged_as_missing(dispatcher: Callable) -> None:
             if stopping():  # a stop's interrupt in the main thread can leave numba's own state half-changed, and
                 raise  # an engine thread then fails here (a generator raised StopIteration): not the file's fault
             Path(index).unlink(missing_ok=True)
+            problem = " ".join(str(error).split())  # one line: pickle's own messages may hold a line break
             sys.stderr.write(f"luna-balance: the numba cache of {dispatcher.__name__} in {Path(index).parent} could "
-                             f"not be read ({type(error).__name__}: {error}); compiling it again\n")
+                             f"not be read ({type(error).__name__}: {problem}); compiling it again\n")
             return None
 
     cache.load_overload = load_overload
