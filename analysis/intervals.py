@@ -231,6 +231,26 @@ def paired_difference(after: np.ndarray, before: np.ndarray) -> tuple[float, flo
     return mean, sd, float(low), float(high)
 
 
+def paired_difference_of_sums(n: int, total: int, squares: int) -> tuple[float, float, float, float]:
+    """:func:`paired_difference` of ``n`` integer per-game differences given as their sum ``total`` and the sum of
+    their ``squares``, which a caller adds up a chunk of games at a time and need not keep the games for.
+
+    The sums are Python integers, so ``n·squares - total²`` (``n·(n - 1)·sd²``) is exact and the mean and sd are
+    rounded once, where the arrays' version rounds as it sums.
+
+    Returns
+    -------
+    tuple
+        ``(mean, sd, low, high)`` as :func:`paired_difference`'s (NaN where ``n`` is too small).
+    """
+    if n < 1:
+        return math.nan, math.nan, math.nan, math.nan
+    mean = total / n  # integer over integer: correctly rounded
+    sd = math.sqrt((n * squares - total * total) / (n * (n - 1))) if n > 1 else math.nan
+    low, high = difference_interval(mean, sd / math.sqrt(n) if n > 1 else math.nan, n - 1)
+    return mean, sd, float(low), float(high)
+
+
 def newcombe_interval(wins_a: float, games_a: int, wins_b: float, games_b: int) -> tuple[float, float, float]:
     """Difference of two independent proportions with Newcombe's hybrid score interval.
 

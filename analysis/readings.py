@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis.intervals import paired_difference
+from analysis.intervals import paired_difference_of_sums
 from analysis.plotting import new_figure, series_colors, styled
 from analysis.render import Section, interval_end, signed, write_report
 from sim.columns import Chunk
@@ -63,48 +63,71 @@ def with_readings(data: GameData, readings: dict[str, str]) -> GameData:
 
 
 def _per_seat_game(chunk: Chunk, luna_seats: Sequence[int]) -> dict[str, np.ndarray]:
-    """The compared values of Luna's seats, one row per (game, Luna seat) in chunk order."""
+    """The compared values of Luna's seats (integers), one row per (game, Luna seat) in chunk order."""
     seats = chunk.seats
     mask = np.isin(seats["seat"], luna_seats)
-    values = {metric: seats[metric][mask].astype(np.float64) for metric in GAME_METRICS}
+    values = {metric: seats[metric][mask].astype(np.int64) for metric in GAME_METRICS}
     rounds = chunk.rounds
-    resources = sum(rounds[f"majority_{name}"] for name in MAJORITY_TYPES if name != "scientists")
+    resources = sum(rounds[f"majority_{name}"].astype(np.int64) for name in MAJORITY_TYPES if name != "scientists")
     for metric, column in (("majority_resources", resources), ("majority_scientists", rounds["majority_scientists"])):
         for rnd in np.unique(rounds["round"]):
-            values[f"{metric}@{rnd}"] = column[rounds["round"] == rnd].astype(np.float64)
+            values[f"{metric}@{rnd}"] = column[rounds["round"] == rnd].astype(np.int64)
     return values
 
 
-def _compared_values(play: Callable[..., Chunk], data: GameData, config: GameConfig, seed: int, games: int,
-                     progress: Callable[[int], None] | None) -> dict[str, np.ndarray]:
-    """:func:`_per_seat_game` of games ``0 .. games - 1``, played a default chunk at a time: a chunk's columns (its
-    rounds' rows above all) are let go once its values are taken, so memory grows by the compared values alone
-    (a million games in one call held 3.6 GB). The games and values are those of one call (the chunk size
-    changes no game). Every game's values are allocated after the first chunk, so a count of games that cannot
-    fit in memory fails then, not when the memory runs out."""
-    values: dict[str, np.ndarray] = {}
-    filled = 0
+@dataclasses.dataclass
+class _PairedSums:
+    """One compared value's running sums over the pairs of games added so far; Python integers, so exact."""
+
+    n: int = 0
+    base: int = 0
+    reading: int = 0
+    difference: int = 0
+    squares: int = 0  # of the differences
+
+    def add(self, base: np.ndarray, reading: np.ndarray) -> None:
+        difference = reading - base  # int64: a game's values are small counts
+        self.n += difference.size
+        self.base += int(base.sum())
+        self.reading += int(reading.sum())
+        self.difference += int(difference.sum())
+        self.squares += int(np.dot(difference, difference))
+
+    def row(self) -> dict:
+        mean, sd, low, high = paired_difference_of_sums(self.n, self.difference, self.squares)
+        return {"n": self.n, "mean_base": self.base / self.n, "mean_reading": self.reading / self.n, "diff": mean,
+                "sd": sd, "ci_low": low, "ci_high": high}
+
+
+def _paired_sums(play: Callable[..., Chunk], data: GameData, variants: dict[str, GameData], config: GameConfig,
+                 seed: int, games: int, progress: Callable[[int], None] | None) -> dict[str, dict[str, _PairedSums]]:
+    """Per reading compared (``variants``), the sums of :func:`_per_seat_game`'s values of games ``0 .. games - 1``
+    against those of the readings in force (``data``), keyed as those values are.
+
+    The games are played a default chunk at a time, each chunk under the readings in force and then under each
+    reading, and its values are let go once added: memory holds one chunk whatever the number of games (keeping
+    each game's values to the end, a million games of one level held 857 MB; in one call, 3.6 GB). The games are
+    those of one call (the chunk size changes no game)."""
+    sums: dict[str, dict[str, _PairedSums]] = {}
     for first, count in chunk_bounds(games, default_chunk_size(config, True)):
-        part = _per_seat_game(play(data, config, seed, first, count, True), config.luna_seats)
-        rows = len(part["score_total"])
-        if not values:
-            values = {key: np.empty(games * (rows // count), np.float64) for key in part}
-        for key, column in part.items():
-            values[key][filled:filled + rows] = column
-        filled += rows
+        base = _per_seat_game(play(data, config, seed, first, count, True), config.luna_seats)
         if progress:
             progress(count)
-    return values
+        for label, variant in variants.items():
+            reading = _per_seat_game(play(variant, config, seed, first, count, True), config.luna_seats)
+            pairs = sums.setdefault(label, {key: _PairedSums() for key in base})
+            for key, values in base.items():
+                pairs[key].add(values, reading[key])
+            if progress:
+                progress(count)
+    return sums
 
 
-def _difference_rows(base: dict[str, np.ndarray], variant: dict[str, np.ndarray]) -> list[dict]:
+def _difference_rows(pairs: dict[str, _PairedSums]) -> list[dict]:
     rows = []
-    for key, before in base.items():
+    for key, sums in pairs.items():
         metric, _, rnd = key.partition("@")
-        mean, sd, low, high = paired_difference(variant[key], before)
-        rows.append({"metric": metric, "round": int(rnd) if rnd else 0, "n": len(before),
-                     "mean_base": float(before.mean()), "mean_reading": float(variant[key].mean()), "diff": mean,
-                     "sd": sd, "ci_low": low, "ci_high": high})
+        rows.append({"metric": metric, "round": int(rnd) if rnd else 0, **sums.row()})
     return rows
 
 
@@ -144,12 +167,11 @@ def compare_readings(data: GameData, levels: Sequence[int], games: int, seed: in
     for level in levels:
         config = GameConfig(seats=(*opponents, *parse_seats(f"luna:{level}")), rounds=rounds, start_bonus=start_bonus,
                             board=board)
-        base = _compared_values(play, data, config, seed, games, progress)
+        sums = _paired_sums(play, data, variants, config, seed, games, progress)
         for label, readings in compared.items():
-            variant = _compared_values(play, variants[label], config, seed, games, progress)
             # a preset is a preset even when it sets one switch (it read as that switch's name)
             switch = "preset" if label.startswith("preset=") else next(iter(readings))
-            for row in _difference_rows(base, variant):
+            for row in _difference_rows(sums[label]):
                 rows.append({"reading": label, "switch": switch, "level": level, **row})
     return pd.DataFrame(rows, columns=COLUMNS)
 

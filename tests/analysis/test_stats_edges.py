@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.intervals import paired_difference, wilson_interval
+from analysis.intervals import paired_difference, paired_difference_of_sums, wilson_interval
 from analysis.load import RunData
 from analysis.stats import (
     duel_row,
@@ -297,6 +297,28 @@ def test_paired_difference_too_few_games_gives_nan_quietly():
         assert mean == 2.0 and all(math.isnan(x) for x in (sd, low, high))
         assert all(math.isnan(x) for x in paired_difference(np.array([], dtype=float), np.array([], dtype=float)))
 
+
+
+def test_paired_difference_of_sums_known_values_and_too_few_games():
+    # d = 2, 1, 6: n 3, sum 9, squares 41 -> the same numbers as the arrays give (above)
+    assert paired_difference_of_sums(3, 9, 41) == pytest.approx(
+        (3.0, math.sqrt(7), 3 - T95[2] * math.sqrt(7 / 3), 3 + T95[2] * math.sqrt(7 / 3)))
+    mean, sd, low, high = paired_difference_of_sums(1, 2, 4)
+    assert mean == 2.0 and all(math.isnan(x) for x in (sd, low, high))
+    assert all(math.isnan(x) for x in paired_difference_of_sums(0, 0, 0))
+    assert paired_difference_of_sums(4, 0, 0) == (0.0, 0.0, 0.0, 0.0)  # nothing changed: 0, no interval
+
+
+def test_paired_difference_of_sums_agrees_with_the_arrays_where_float_sums_lose_digits():
+    """The readings' sums (analysis/readings.py) are exact; the arrays' version rounds as it sums, so the two agree
+    to rounding, here on a million differences of a large offset (where a float sum of squares would lose digits)."""
+    rng = np.random.default_rng(5)
+    before = rng.integers(0, 200, 1_000_000)
+    after = before + 1_000 + rng.integers(-30, 31, before.size)
+    d = after - before
+    mean, sd, low, high = paired_difference_of_sums(d.size, int(d.sum()), int(np.dot(d, d)))
+    assert (mean, sd, low, high) == pytest.approx(paired_difference(after, before), rel=1e-12)
+    assert mean == d.sum() / d.size and sd == pytest.approx(np.std(d - 1_000, ddof=1), rel=1e-13)
 
 def test_duel_row_known_values():
     # won 1, 0.5, 0, 1 -> 2.5 of 4; Wilson(2.5, 4) = (0.2194265201, 0.9081007708) (roots of the score quadratic).
