@@ -4,9 +4,10 @@ For every level and every *reading* (each switch set alone to each reading other
 and each preset of the data), the same games (same seed, same game numbers: common random numbers) are
 played with and without it, and per Luna seat and game the difference of her total score, final helium
 and research, CrypCoin, and per round her majority values (titanium + carbon + energy + minerals, and
-scientists) is averaged, with a 95 % interval ``mean(d) ± t · sd(d) / sqrt(n)`` (Student's t, n - 1 degrees
-of freedom: 1.96 for thousands of games, 2.26 for ten). A reading that
-changes nothing in those games shows a difference of exactly 0 with a zero-width interval.
+scientists; the table also holds each resource alone) is averaged, with a 95 % interval
+``mean(d) ± t · sd(d) / sqrt(n)`` (Student's t, n - 1 degrees of freedom: 1.96 for thousands of games, 2.26
+for ten). A reading that changes nothing in those games shows a difference of exactly 0 with a zero-width
+interval.
 
 ``luna-balance readings`` writes the table (``readings.csv``), a compact figure and ``report.html``
 (:func:`run_readings_dir`, atomically); the study's "Rule readings" section uses :func:`compare_readings`
@@ -39,7 +40,9 @@ from sim.run import chunk_bounds, default_chunk_size, output_directory, package_
 GAME_METRICS = {"score_total": "total score", "helium": "final helium", "research": "final research",
                 "cash": "CrypCoin"}  # per-game seat columns compared, and how a reader calls them
 ROUND_METRICS = {"majority_resources": "majority values (titanium+carbon+energy+minerals)",
-                 "majority_scientists": "majority scientists"}  # per round, from the luna_rounds columns
+                 "majority_scientists": "majority scientists"}  # per round, from the luna_rounds columns; plotted
+#: Per round as well, in the table only: each resource's majority value alone (the four add up to the first above).
+TYPE_METRICS = {f"majority_{name}": f"majority {name}" for name in MAJORITY_TYPES if name != "scientists"}
 COLUMNS = ["reading", "switch", "level", "metric", "round", "n", "mean_base", "mean_reading", "diff", "sd",
            "ci_low", "ci_high"]
 
@@ -68,10 +71,12 @@ def _per_seat_game(chunk: Chunk, luna_seats: Sequence[int]) -> dict[str, np.ndar
     mask = np.isin(seats["seat"], luna_seats)
     values = {metric: seats[metric][mask].astype(np.int64) for metric in GAME_METRICS}
     rounds = chunk.rounds
-    resources = sum(rounds[f"majority_{name}"].astype(np.int64) for name in MAJORITY_TYPES if name != "scientists")
-    for metric, column in (("majority_resources", resources), ("majority_scientists", rounds["majority_scientists"])):
-        for rnd in np.unique(rounds["round"]):
-            values[f"{metric}@{rnd}"] = column[rounds["round"] == rnd].astype(np.int64)
+    per_round = {metric: rounds[metric] for metric in ("majority_scientists", *TYPE_METRICS)}
+    per_round["majority_resources"] = sum(rounds[metric].astype(np.int64) for metric in TYPE_METRICS)
+    in_round = {rnd: rounds["round"] == rnd for rnd in np.unique(rounds["round"])}
+    for metric in (*ROUND_METRICS, *TYPE_METRICS):
+        for rnd, rows in in_round.items():
+            values[f"{metric}@{rnd}"] = per_round[metric][rows].astype(np.int64)
     return values
 
 

@@ -60,6 +60,26 @@ def test_paired_differences_are_those_of_the_same_games_played_twice(data):
     assert summary_table(table).columns.tolist() == ["reading", "L5"]
 
 
+
+def test_each_resources_majority_value_is_compared_by_round_and_the_four_add_up(data):
+    """The table holds each resource's majority value per round beside their sum (the figure plots the sum)."""
+    table = compare_readings(data, [5], 30, seed=8, engine="numba")
+    rows = table[table["reading"] == "draw_order=majority_first"].set_index(["metric", "round"])
+    types = [f"majority_{name}" for name in ("titanium", "carbon", "energy", "minerals")]
+    for rnd in range(1, 8):
+        assert (rows.loc[[(metric, rnd) for metric in types], "n"] == 30).all()
+        for column in ("mean_base", "mean_reading", "diff"):
+            parts = sum(rows.loc[(metric, rnd), column] for metric in types)
+            assert parts == pytest.approx(rows.loc[("majority_resources", rnd), column], abs=1e-12)
+    # by hand: round 3's titanium of the same 30 games under both readings
+    base = play_chunk_reference(data, _config("luna:5"), 8, 0, 30, True).rounds
+    other = play_chunk_reference(with_readings(data, {"draw_order": "majority_first"}), _config("luna:5"), 8, 0, 30,
+                                 True).rounds
+    d = (other["majority_titanium"][other["round"] == 3].astype(np.int64)
+         - base["majority_titanium"][base["round"] == 3].astype(np.int64))
+    assert rows.loc[("majority_titanium", 3), "diff"] == pytest.approx(d.mean())
+    assert rows.loc[("majority_titanium", 3), "sd"] == pytest.approx(d.std(ddof=1))
+
 def _config(seats: str):
     from sim.config import GameConfig
 
