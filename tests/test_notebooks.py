@@ -39,7 +39,7 @@ def jupyter_env(tmp_path, monkeypatch):
     return tmp_path
 
 
-@pytest.mark.parametrize("name", ["level_balance", "deck_cycles", "tune_a_level"])
+@pytest.mark.parametrize("name", ["level_balance", "deck_cycles", "tune_a_level", "rule_readings"])
 def test_notebook_runs_without_errors(jupyter_env, name):
     pytest.importorskip("ipykernel")
     nbformat = pytest.importorskip("nbformat")
