@@ -3,6 +3,8 @@ end-of-actions shuffle and majority discard, preparation; plus a whole level-2 r
 
 from __future__ import annotations
 
+import pytest
+
 from sim import reference as ref
 from sim.invariants import assert_invariants
 
@@ -146,6 +148,26 @@ def test_majority_discard_three_cards_same_sign_any_shuffle(engine):
     engine.end_luna_actions(rules, state, 0, rngs[0])
     assert sorted(ids(rules, luna.discard[:3])) == ["I-12", "I-2", "I-3"]
     assert ids(rules, luna.discard[3:]) == ["I-4"] and ids(rules, luna.majority) == ["-", "I-8"]
+    assert luna.slots == [NO] * 5 and luna.passed
+    assert_invariants(rules, state)
+
+
+@pytest.mark.parametrize("discard", [[], ["I-2"]])
+def test_no_slot_card_at_the_end_of_her_actions_decides_no_early_discard(discard, engine):
+    # Shipped readings. Every slot empty when her actions end (never so with the shipped board, whose B C D start ON
+    # and always get a card; an overlay may start every slot OFF, initial_slots = [], at a level without switches),
+    # majority I-4 (0/3) and I-8 (3/3), and on the discard pile nothing or I-2 (4/0). No slot card goes onto the
+    # pile, so no new top card decides: both majority cards stay until preparation. (The old top card I-2
+    # deciding would send I-4 now: with the default readings' own end of actions in the numba engine, that
+    # change passed every test: a mutation pass.)
+    rules, state, rngs = new_game("luna:2")
+    luna = state.seats[0].luna
+    luna.slots = [NO] * 5
+    luna.majority = cards(rules, "I-4", "I-8")
+    luna.discard = cards(rules, *discard)
+    luna.deck = [c for c in rules.grade1 if c not in luna.majority + luna.discard]
+    engine.end_luna_actions(rules, state, 0, rngs[0])
+    assert ids(rules, luna.majority) == ["I-4", "I-8"] and ids(rules, luna.discard) == discard
     assert luna.slots == [NO] * 5 and luna.passed
     assert_invariants(rules, state)
 
