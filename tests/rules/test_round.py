@@ -172,6 +172,23 @@ def test_no_slot_card_at_the_end_of_her_actions_decides_no_early_discard(discard
     assert_invariants(rules, state)
 
 
+def test_the_deciding_side_with_no_majority_card_sends_nothing(engine):
+    # Shipped readings. Slot B: I-2 (4/0), so the left side decides; but her left majority slot holds no card (a
+    # deck too small to fill it: an overlay may give her as few as one grade-1 card), the right one I-8. Only I-2
+    # goes onto the pile; I-8 stays. (Discarding whatever the deciding side holds, "no card" included, passed
+    # every test: a mutation pass on sim/fast.)
+    rules, state, rngs = new_game("luna:2")
+    luna = state.seats[0].luna
+    luna.slots = [NO, card(rules, "I-2"), NO, NO, NO]
+    luna.majority = [NO, card(rules, "I-8")]
+    luna.discard = []
+    luna.deck = [c for c in rules.grade1 if c not in luna.slots + luna.majority]
+    engine.end_luna_actions(rules, state, 0, rngs[0])
+    assert ids(rules, luna.discard) == ["I-2"] and ids(rules, luna.majority) == ["-", "I-8"]
+    assert luna.slots == [NO] * 5 and luna.passed
+    assert_invariants(rules, state)
+
+
 def test_planning_a_fills_every_on_slot_left_to_right_then_majority(engine):
     rules, state, rngs = new_game("luna:2")
     luna = state.seats[0].luna
