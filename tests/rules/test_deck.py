@@ -157,3 +157,18 @@ def test_nothing_to_rebuild_from_draws_nothing_and_counts_no_reshuffle(engine):
     luna.deck, luna.discard = [], []
     assert engine.draw_luna_card(rules, state, 0, rngs[0]) == NO
     assert (luna.deck, luna.reshuffles, luna.grade2_by_reshuffle) == ([], 0, 0)
+
+
+def test_a_slot_that_draws_no_card_is_not_noted_as_first_used(engine):
+    # Level 1 (no grade-2 stack), round 2, slots A B C D ON, no slot used yet; deck and discard pile both empty
+    # (the shipped 12 cards never run out: an overlay's small deck): planning puts no card in any slot, so no
+    # slot notes round 2 as its first in use (slot_first_round stays 0, "never", the seat rows' slot_a_first_round).
+    # (Noting it for an empty draw passed every test: a mutation pass on sim/fast.)
+    rules, state, rngs = new_game("luna:1", seed=3)
+    luna = state.seats[0].luna
+    luna.deck, luna.discard = [], []
+    luna.slot_on[0] = True
+    state.round = 2
+    engine.plan_luna(rules, state, 0, rngs[0])
+    assert luna.slots == [NO] * 5 and luna.majority == [NO, NO]
+    assert luna.slot_first_round == [0] * 5
