@@ -252,6 +252,34 @@ def test_an_ousted_outpost_goes_to_the_lowest_vacant_space_of_its_main_column(en
     assert_invariants(rules, state)
 
 
+@pytest.mark.parametrize(("tawac_on_13", "ousted_from"), [(False, None), (True, 13)])
+def test_with_no_shuttle_left_the_oust_is_of_the_victims_asteroid_piece(tawac_on_13, ousted_from, engine):
+    # Astrogo: 1: [A, A] (station [2, 0, 0]: outposts left), its 4 shuttles on 14 16 18 20 (none left). Its reach,
+    # 1 2 and 13-20, is full: 2: T, 13: [S, S, S], 15: [M, M], 17: [M, M, M], 19: [M, M]. Markers [0, 0, 3, 3]: she
+    # is farthest behind on tawac (margin 0; astrogo holds nothing in reach but its own), the victim of clause 6.
+    # Tawac's only piece in reach is the shuttle on 2, and astrogo has no shuttle to put there: with nothing of
+    # tawac's on an asteroid in reach the point is forfeited (nobody else is ousted: the victim is chosen among all
+    # rivals in reach, then its pieces she can replace). With tawac's outpost on 13 ([T, S, S]), MIN ousts that one
+    # (not the lower shuttle on 2) and astrogo's outpost takes its space. (Ousting from a target she has no piece
+    # for, or choosing the victim among the rivals on such targets only, passed every clause test; only the whole
+    # Belt games of tests/test_engine_exactness.py caught them: a mutation pass.)
+    pieces = {1: [A, A], 2: [T], 7: [T], 11: [S], 13: [T, S, S] if tawac_on_13 else [S, S, S], 14: [A], 15: [M, M],
+              16: [A], 17: [M, M, M], 18: [A], 19: [M, M], 20: [A]}
+    rules, state, seat = _game(pieces)
+    state.track_position[seat] = [0, 0, 3, 3]
+    assert state.belt.shuttles_left[A] == 0 and state.station_vacant[A] == [2, 0, 0]
+    before = [list(owners) for owners in state.belt.owner]
+    engine.expand_company_belt(rules, state, seat, [A], 1, lowest=True)
+    luna = state.seats[seat].luna
+    assert held(state, 2) == [T] and state.belt.shuttles_left == [0, 3, 4, 4]
+    if ousted_from is None:
+        assert state.belt.owner == before and (luna.outposts_placed, luna.ousted) == (0, 0)
+    else:
+        assert held(state, 13) == [A, S, S] and state.station_vacant[A] == [3, 0, 0]
+        assert state.station_vacant[T] == [1, 0, 0] and (luna.outposts_placed, luna.ousted) == (1, 1)
+    assert_invariants(rules, state)
+
+
 def test_a_scripted_players_ousted_piece_is_counted(engine):
     # Seat 0 (scripted) placed tawac's shuttle on 2; 1: [A, A]. Luna ousts it (the only rival).
     rules, state, seat = _game({1: [A, A], 2: [T], 7: [T], 11: [S], 17: [M]}, seats="scripted:passive,luna:2")
@@ -406,6 +434,27 @@ def test_scripted_player_takes_the_lowest_reachable_vacant_target_and_its_reward
     assert_invariants(rules, state)
 
 
+@pytest.mark.parametrize(("shuttle_left", "target", "cash"), [(False, 13, 6), (True, 2, 7)])
+def test_scripted_player_skips_a_target_its_company_has_no_piece_for(shuttle_left, target, cash, engine):
+    # Seat 0 holds astrogo shares; expand with 2 steps = 1 piece. 1: [A, A] (full; station [2, 0, 0], outposts
+    # left), astrogo's 4 shuttles on 14 16 18 20 (none left). It reaches 1 2 (station) and 13-20: the lowest
+    # vacant target is shuttle space 2, but with no shuttle the piece must go on an asteroid: an outpost on 13,
+    # 1 CrypCoin (cash 5 + 1). For contrast, with one shuttle back in the column (20 empty): a shuttle on 2,
+    # 2 CrypCoin. (Taking the lowest vacant target whatever its kind passed every clause test; only the whole Belt
+    # games of tests/test_engine_exactness.py caught it: a mutation pass.)
+    pieces = {1: [A, A], 7: [T], 11: [S], 14: [A], 16: [A], 17: [M], 18: [A], 20: [A]}
+    if shuttle_left:
+        del pieces[20]
+    rules, state, _ = _game(pieces, seats="scripted:balanced,luna:2")
+    state.track_position[0] = [3, 0, 0, 0]
+    engine.player_expand(rules, state, 0, 2)
+    assert {t: held(state, t) for t in (2, 13)} == {2: [A] if target == 2 else [], 13: [A] if target == 13 else []}
+    assert state.belt.shuttles_left[A] == 0
+    assert state.station_vacant[A] == ([2, 0, 0] if shuttle_left else [3, 0, 0])
+    assert state.seats[0].cash == cash and state.seats[0].player.outposts_placed == 1
+    assert_invariants(rules, state)
+
+
 def test_scripted_player_never_ousts(engine):
     # 1: [A, A], 2: T: astrogo reaches 1 2, all full: nothing placed, nothing paid.
     rules, state, _ = _game({1: [A, A], 2: [T], 7: [T], 11: [S], 17: [M]}, seats="scripted:balanced,luna:2")
@@ -434,3 +483,4 @@ def test_the_invariants_catch_a_belt_over_capacity_or_a_lost_shuttle():
     state.belt.owner[2], state.belt.placer[2] = [A], [-1]
     state.belt.shuttles_left[A] = 4  # 1 on the Belt + 4 in the column: one shuttle too many
     assert "astrogo: 1 shuttles on the Belt + 4 in the column != 4" in check_invariants(rules, state)
+
