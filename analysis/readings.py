@@ -111,7 +111,7 @@ def _paired_sums(play: Callable[..., Chunk], data: GameData, variants: dict[str,
 
     The games are played a default chunk at a time, each chunk under the readings in force and then under each
     reading, and its values are let go once added: memory holds one chunk whatever the number of games (keeping
-    each game's values to the end, a million games of one level held 857 MB; in one call, 3.6 GB). The games are
+    each game's values to the end, a million games of one level held 857-974 MB; in one call, 3.6 GB). The games are
     those of one call (the chunk size changes no game)."""
     sums: dict[str, dict[str, _PairedSums]] = {}
     for first, count in chunk_bounds(games, default_chunk_size(config, True)):
