@@ -195,3 +195,39 @@ def test_paired_newcombe_takes_a_small_positive_covariance_as_no_correlation():
     diff, low, high = paired_share_difference(after, before)
     assert (diff, low, high) == pytest.approx(newcombe_interval(3, 10, 3, 10), abs=1e-12)
     assert (diff, low, high) == pytest.approx(paired_proportion_interval(0.3, 0.3, 0.0, 10), abs=1e-12)
+
+
+# ---------------------------------------------------------------- t95
+def _two_sided_t_probability(t: float, df: int) -> float:
+    """P(|T| < t) for Student's T with an integer ``df``, by the finite series of Abramowitz and Stegun 26.7.3-4."""
+    theta = math.atan(t / math.sqrt(df))
+    cos2 = math.cos(theta) ** 2
+    if df % 2 == 0:
+        term, total = 1.0, 1.0
+        for k in range(1, df // 2):  # (1·3···(2k-1)) / (2·4···2k) cos^2k
+            term *= (2 * k - 1) / (2 * k) * cos2
+            total += term
+        return math.sin(theta) * total
+    if df == 1:
+        return 2 * theta / math.pi
+    term = total = math.cos(theta)
+    for k in range(1, (df - 1) // 2):  # (2·4···2k) / (3·5···(2k+1)) cos^(2k+1)
+        term *= 2 * k / (2 * k + 1) * cos2
+        total += term
+    return 2 / math.pi * (theta + math.sin(theta) * total)
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 5, 9, 14, 15, 30, 60, 145, 146])
+def test_t95_leaves_two_and_a_half_percent_in_each_tail_to_rounding(df):
+    # Newton's method stops when a step changes the quantile by at most 1e-15 of it; stopping at 1e-9 left
+    # quantiles up to 1e-9 off (df 14: 1.4e-10 in the probability below), which the table of quantiles missed
+    assert _two_sided_t_probability(t95(df), df) == pytest.approx(0.95, rel=0, abs=1e-13)
+
+
+def test_wilson_of_zero_trials_is_nan_even_with_a_rounding_level_count():
+    # Zero trials give NaN bounds (the docstring's promise), also for a count of wins the 1e-9 slack lets through:
+    # 1e-10 / 0 is an infinite rate, whose upper bound would otherwise read 1.
+    low, high = wilson_interval(1e-10, 0)
+    assert math.isnan(low) and math.isnan(high)
+    lows, highs = wilson_interval(np.array([1e-10, 2.0]), np.array([0, 4]))
+    assert math.isnan(lows[0]) and math.isnan(highs[0]) and 0 < lows[1] < 0.5 < highs[1] < 1
