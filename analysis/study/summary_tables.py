@@ -50,6 +50,12 @@ def _group_items(table: pd.DataFrame, keys: list[str]) -> Iterable[tuple[tuple, 
         yield (values if isinstance(values, tuple) else (values,)), group
 
 
+def _row_key(values: tuple, level: int) -> tuple | int:
+    """The index label of a group's ``level`` in a frame indexed by the group keys and ``level``: a tuple under keys,
+    the level alone without (a tuple on a one-level index is read as a list of labels)."""
+    return (*values, level) if values else level
+
+
 def _at_rank(merged: pd.DataFrame, group: list[str], rank: pd.Series) -> pd.Series:
     """Per group, the value at 0-based ``rank`` of the sorted sample the counts describe."""
     cumulative = merged["_cumulative"]
@@ -202,7 +208,8 @@ def level_ladder(hist: pd.DataFrame, by: str | Iterable[str] | None = None, metr
     rows: list[dict[str, Any]] = []
     for values, group in _group_items(scores.reset_index(), keys):
         for below, level in pairwise(sorted(group["level"])):
-            upper, lower = scores.loc[(*values, level)], scores.loc[(*values, below)]
+            at, at_below = _row_key(values, level), _row_key(values, below)
+            upper, lower = scores.loc[at], scores.loc[at_below]
             row: dict[str, Any] = {**dict(zip(keys, values, strict=True)), "level": level, "level_below": below,
                                    "paired": False, "n": int(upper["n"]), "n_below": int(lower["n"]),
                                    "mean": upper["mean"], "mean_below": lower["mean"],
@@ -212,8 +219,8 @@ def level_ladder(hist: pd.DataFrame, by: str | Iterable[str] | None = None, metr
             row["diff_low"], row["diff_high"] = difference_interval(row["diff"], row["diff_se"], df)
             row.update(win_rate=np.nan, win_rate_below=np.nan, win_diff=np.nan, win_diff_low=np.nan,
                        win_diff_high=np.nan)
-            if (*values, level) in won.index and (*values, below) in won.index:
-                won_upper, won_lower = won.loc[(*values, level)], won.loc[(*values, below)]
+            if at in won.index and at_below in won.index:
+                won_upper, won_lower = won.loc[at], won.loc[at_below]
                 row["win_rate"] = won_upper["wins"] / won_upper["games"]
                 row["win_rate_below"] = won_lower["wins"] / won_lower["games"]
                 row["win_diff"], row["win_diff_low"], row["win_diff_high"] = newcombe_interval(

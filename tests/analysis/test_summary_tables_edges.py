@@ -51,7 +51,7 @@ def test_level_ladder_welch_degrees_of_freedom_pair_each_level_with_its_own_game
     # Level 1: 10, 20, 30 (n 3, SE² 100/3); level 2: 30, 40 (n 2, SE² 25). diff 15, SE² 175/3, and Welch's
     # df = (175/3)² / (25²/1 + (100/3)²/2) = 49/17 (each SE⁴ over its own level's n - 1; swapped: 2.39).
     seats = _runs(build_seats, {1: [10, 20, 30], 2: [30, 40]})
-    # by the variant: level_ladder(by=None), its default, raises for any two levels (reported, QA 2026-11-28)
+    # by the variant (by=None, the default, raised for any two levels until it was mended: the test below)
     step = st.level_ladder(_histogram(seats, ["score_total", "won"]), by="variant").iloc[0]
     se = math.sqrt(175 / 3)
     assert (step["n"], step["n_below"], step["diff"]) == (2, 3, pytest.approx(15.0))
@@ -62,6 +62,18 @@ def test_level_ladder_welch_degrees_of_freedom_pair_each_level_with_its_own_game
     assert (step["diff_low"], step["diff_high"]) == pytest.approx((frame_step["diff_low"], frame_step["diff_high"]),
                                                                   rel=1e-12)
 
+
+
+def test_level_ladder_with_no_group_keys_is_the_frame_ladder(build_seats):
+    """Regression: ``level_ladder(hist)``, its default ``by=None``, raised "zip() argument 2 is longer than argument
+    1" for any two levels (a tuple of one level looked up on an index of levels alone); the study always groups by
+    opponents, so no study met it (the QA pass that added this file)."""
+    seats = _runs(build_seats, {1: [10, 20, 30], 2: [30, 40], 4: [25, 45, 50, 60]})
+    ladder = st.level_ladder(_histogram(seats, ["score_total", "won"]))
+    frame = stats.level_ladder(seats)
+    columns = ["level", "level_below", "n", "n_below", "mean", "mean_below", "diff", "diff_low", "diff_high"]
+    assert ladder[["level", "level_below"]].to_numpy().tolist() == [[2, 1], [4, 2]]
+    pd.testing.assert_frame_equal(ladder[columns], frame[columns], check_dtype=False, rtol=1e-12)
 
 # ---------------------------------------------------------------- summary_stats
 def test_summary_stats_quantiles_of_a_single_game_are_its_value(build_seats):
