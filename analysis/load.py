@@ -51,6 +51,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analysis.load_memory import check_fits
 from analysis.run_manifest import ManifestError, check_agreement, check_digests
 from analysis.schema import (
     BASE_VARIANT,
@@ -420,6 +421,7 @@ def load_runs(run_dirs: PathLike | Iterable[PathLike], require_manifest: bool = 
     directories = [run_dirs] if isinstance(run_dirs, (str, Path)) else list(run_dirs)
     if not directories:
         raise ValueError("load_runs: no run directory given")
+    check_fits([Path(directory) for directory in directories])  # told in one line, not found out by swapping
     loaded = [load_run(directory, require_manifest) for directory in directories]
     manifests: dict[str, dict[str, Any]] = {}
     played: dict[tuple[str, ...], Path] = {}
