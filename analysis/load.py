@@ -384,16 +384,40 @@ def load_run(run_dir: PathLike, require_manifest: bool = False) -> RunData:
     return RunData(seats=seats, rounds=rounds, manifests={name: manifest})
 
 
-def _games_played(data: RunData) -> tuple[str, ...] | None:
+def _games_played(manifest: dict[str, Any], seat_mix: str | None) -> tuple[str, ...] | None:
     """What decides a run's games (each game's randomness comes from the run seed and its number): two runs with
-    the same key share every game number both played. None when the manifest does not record the seed."""
-    (manifest,) = data.manifests.values()
+    the same key share every game number both played. None when the manifest does not record the seed, or lists no
+    seats (``seat_mix``: :func:`_manifest_seat_mix`; the loader refuses such a manifest)."""
     config = manifest.get("config") or {}
-    if "seed" not in config:
+    if "seed" not in config or seat_mix is None:
         return None
-    labels = data.seats.iloc[0]
-    return (str(config["seed"]), str(labels["seats"]), str(labels["variant"]),
-            str((manifest.get("data") or {}).get("digest", "")))
+    return (str(config["seed"]), seat_mix, _variant(config), str((manifest.get("data") or {}).get("digest", "")))
+
+
+def _manifest_seat_mix(directory: Path) -> tuple[dict[str, Any], str | None]:
+    """A run's manifest and the seat mix it lists (the loader's ``seats`` label), without reading its rows; an
+    unreadable manifest gives ``{}`` (:func:`load_run` then says what is wrong with it, in the runs' order)."""
+    try:
+        manifest = read_manifest(directory)
+    except ValueError:
+        return {}, None
+    seats = (manifest.get("config") or {}).get("seats")
+    return manifest, ",".join(str(seat) for seat in seats) if isinstance(seats, list) and seats else None
+
+
+def _refuse_repeats(runs: Sequence[tuple[Path, str, tuple[str, ...] | None]]) -> None:
+    """Refuse two runs (directory, name, :func:`_games_played` key) of one name, or of the same games."""
+    names: set[str] = set()
+    played: dict[tuple[str, ...], Path] = {}
+    for directory, name, games in runs:
+        if name in names:
+            raise ValueError(f"{directory}: run name {name!r} is used by two directories")
+        names.add(name)
+        if games is not None and games in played:
+            raise ValueError(f"{directory}: played the same games as {played[games]} (the same seats, seed, "
+                             "settings and data); pooling the two would count those games twice")
+        if games is not None:
+            played[games] = directory
 
 
 def load_runs(run_dirs: PathLike | Iterable[PathLike], require_manifest: bool = False) -> RunData:
@@ -421,21 +445,15 @@ def load_runs(run_dirs: PathLike | Iterable[PathLike], require_manifest: bool = 
     directories = [run_dirs] if isinstance(run_dirs, (str, Path)) else list(run_dirs)
     if not directories:
         raise ValueError("load_runs: no run directory given")
-    check_fits([Path(directory) for directory in directories])  # told in one line, not found out by swapping
+    paths = [Path(directory) for directory in directories]
+    check_fits(paths)  # told in one line, not found out by swapping
+    # before a row is read, from the manifests: two copies of a 2,000,000-game run were read whole, then refused (a
+    # manifest load_run accepts lists the seats, so they decide; a run without one has no seed, so no games to repeat)
+    _refuse_repeats([(path, path.resolve().name, _games_played(*_manifest_seat_mix(path))) for path in paths])
     loaded = [load_run(directory, require_manifest) for directory in directories]
     manifests: dict[str, dict[str, Any]] = {}
-    played: dict[tuple[str, ...], Path] = {}
-    for directory, data in zip(directories, loaded, strict=True):
-        (name,) = data.manifests
-        if name in manifests:
-            raise ValueError(f"{directory}: run name {name!r} is used by two directories")
+    for data in loaded:
         manifests.update(data.manifests)
-        games = _games_played(data)
-        if games is not None and games in played:
-            raise ValueError(f"{directory}: played the same games as {played[games]} (the same seats, seed, "
-                             "settings and data); pooling the two would count those games twice")
-        if games is not None:
-            played[games] = Path(directory)
     if len(loaded) == 1:
         return loaded[0]
     seats = stacked([data.seats for data in loaded])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pandas as pd
 import pytest
@@ -221,3 +222,24 @@ def test_two_runs_of_the_same_games_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"played the same games as .*count those games twice"):
         load_runs([tmp_path / "a", tmp_path / "b"])
     assert len(load_runs([tmp_path / "a", tmp_path / "c"]).seats) == 50
+
+
+def test_runs_repeated_are_refused_before_a_row_is_read(tmp_path, monkeypatch):
+    # two copies of a 2,000,000-game run were each read whole (seconds, and twice the memory) before the refusal
+    import analysis.load as load_module
+    from sim.cli import main
+
+    common = ["--seats", "luna:4", "--seed", "5", "--games", "10", "--engine", "reference", "--quiet"]
+    assert main(["simulate", *common, "--out", str(tmp_path / "a")]) == 0
+    assert main(["simulate", *common, "--out", str(tmp_path / "b")]) == 0
+    (tmp_path / "elsewhere").mkdir()
+    shutil.copytree(tmp_path / "a", tmp_path / "elsewhere" / "a")
+
+    def no_rows(*_: object) -> None:
+        raise AssertionError("rows were read")
+
+    monkeypatch.setattr(load_module, "_read_parquet", no_rows)
+    with pytest.raises(ValueError, match=r"/b: played the same games as .*/a \(the same seats, seed, settings"):
+        load_runs([tmp_path / "a", tmp_path / "b"])
+    with pytest.raises(ValueError, match=r"^.*elsewhere/a: run name 'a' is used by two directories$"):
+        load_runs([tmp_path / "a", tmp_path / "elsewhere" / "a"])
