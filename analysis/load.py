@@ -169,8 +169,22 @@ def _sorted_categories(column: pd.Series) -> pd.Series:
     return column if categories.equals(ordered) else column.cat.reorder_categories(ordered)
 
 
-def _read_parquet(path: Path, required: Sequence[str]) -> pd.DataFrame:
-    """The file as a frame, one column at a time, text columns as categoricals (module docstring)."""
+def narrowest(values: Any) -> Any:
+    """``values`` (a column or array) in the smallest integer type that holds them, when they are integers.
+
+    The simulator writes counts as 32- or 64-bit integers, yet scores, levels and counters fit in one or two bytes.
+    pandas and numpy compute sums, means and spreads in int64 or float64 whatever the input width, so the
+    standard tables come out the same on narrowed frames (``tests/analysis/test_compact_load.py``, and the study's
+    frame-based tables in ``tests/test_study_summaries.py``); arithmetic of one's own on them can overflow,
+    which is why :func:`load_runs` narrows only when asked.
+    """
+    return pd.to_numeric(values, downcast="integer") if pd.api.types.is_integer_dtype(values.dtype) else values
+
+
+def _read_parquet(path: Path, required: Sequence[str], compact: bool = False) -> pd.DataFrame:
+    """The file as a frame, one column at a time, text columns as categoricals (module docstring); with ``compact``,
+    integer columns :func:`narrowest`, each as it is read (a whole frame narrowed afterwards first held every column
+    at full width, and arrow's memory pool kept that memory once it was let go)."""
     try:
         schema = pq.read_schema(path)
         text = [field.name for field in schema if _is_text(field)]
@@ -178,7 +192,7 @@ def _read_parquet(path: Path, required: Sequence[str]) -> pd.DataFrame:
         columns: dict[str, pd.Series] = {}
         for name in schema.names:
             column = source.read(columns=[name]).column(0).to_pandas()
-            columns[name] = _sorted_categories(column) if name in text else column
+            columns[name] = _sorted_categories(column) if name in text else narrowest(column) if compact else column
     except Exception as error:  # pyarrow raises several unrelated types for a bad file
         raise ValueError(f"{path}: cannot read parquet file: {error}") from error
     frame = pd.DataFrame(columns, copy=False)
@@ -276,12 +290,13 @@ def constant_text(value: str, rows: int) -> pd.Categorical:
     return pd.Categorical.from_codes(np.zeros(rows, np.int8), categories=[value])
 
 
-def _with_labels(frame: pd.DataFrame, labels: dict[str, Any]) -> pd.DataFrame:
+def _with_labels(frame: pd.DataFrame, labels: dict[str, Any], compact: bool = False) -> pd.DataFrame:
     rows = len(frame)
     columns: dict[str, Any] = {}
     for name in RUN_COLUMNS:  # one value a run: text as a one-category categorical (module docstring)
         value = labels[name]
-        columns[name] = constant_text(value, rows) if isinstance(value, str) else np.full(rows, value, np.int64)
+        number = np.full(rows, value, np.int64) if not isinstance(value, str) else None
+        columns[name] = constant_text(value, rows) if number is None else narrowest(number) if compact else number
     labelled = pd.DataFrame(columns, index=frame.index)
     return pd.concat([labelled, frame.drop(columns=list(RUN_COLUMNS), errors="ignore")], axis=1)
 
@@ -320,7 +335,7 @@ def _empty_rounds() -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
-def load_run(run_dir: PathLike, require_manifest: bool = False) -> RunData:
+def load_run(run_dir: PathLike, require_manifest: bool = False, compact: bool = False) -> RunData:
     """Load one run directory.
 
     Parameters
@@ -330,6 +345,9 @@ def load_run(run_dir: PathLike, require_manifest: bool = False) -> RunData:
     require_manifest
         Refuse a directory without ``manifest.json`` (a report: without it, a copy of a run is not known for
         one, and its games would count twice); else its labels are rebuilt from the data.
+    compact
+        Integer columns in the smallest integer type that holds each (:func:`narrowest`): a third of the memory,
+        for a report's standard tables; arithmetic of one's own on them can overflow.
 
     Returns
     -------
@@ -355,7 +373,7 @@ def load_run(run_dir: PathLike, require_manifest: bool = False) -> RunData:
                              "summary is aggregate.parquet and histograms.parquet (play it again without "
                              "--aggregate-only to report on it)")
         raise ValueError(f"{seats_path}: file not found (every run directory needs {SEATS_FILE})")
-    seats = _read_parquet(seats_path, SEATS_REQUIRED)
+    seats = _read_parquet(seats_path, SEATS_REQUIRED, compact)
     _check_seats(seats, seats_path)
     manifest = read_manifest(directory)
     if (directory / MANIFEST_FILE).is_file():  # a manifest of {} too: what it says of the files is checked
@@ -365,11 +383,11 @@ def load_run(run_dir: PathLike, require_manifest: bool = False) -> RunData:
         raise ManifestError(f"{directory / MANIFEST_FILE}: file not found (every run directory simulate writes has "
                             "one; without it a copy of a run is not known for one, and its games would count twice)")
     labels = _run_labels(name, seats, manifest)
-    seats = _with_labels(_in_order(seats, ["game", "seat"]), labels)
+    seats = _with_labels(_in_order(seats, ["game", "seat"]), labels, compact)
 
     rounds_path = directory / ROUNDS_FILE
     if rounds_path.is_file():
-        rounds = _read_parquet(rounds_path, ROUNDS_REQUIRED).drop(columns="level", errors="ignore")
+        rounds = _read_parquet(rounds_path, ROUNDS_REQUIRED, compact).drop(columns="level", errors="ignore")
         levels = seats.loc[seats["kind"] == LUNA, ["game", "seat", "level"]]
         # the keys alone merged (a left merge keeps their order): a merge of the whole frame copies every column
         rounds["level"] = rounds[["game", "seat"]].merge(levels, on=["game", "seat"], how="left",
@@ -377,8 +395,8 @@ def load_run(run_dir: PathLike, require_manifest: bool = False) -> RunData:
         orphans = int(rounds["level"].isna().sum())
         if orphans:
             raise ValueError(f"{rounds_path}: {orphans} row(s) have no matching Luna seat in {SEATS_FILE}")
-        rounds["level"] = rounds["level"].astype("int64")
-        rounds = _with_labels(_in_order(rounds, ["game", "seat", "round"]), labels)
+        rounds["level"] = narrowest(rounds["level"].astype("int64")) if compact else rounds["level"].astype("int64")
+        rounds = _with_labels(_in_order(rounds, ["game", "seat", "round"]), labels, compact)
     else:
         rounds = _empty_rounds()
     return RunData(seats=seats, rounds=rounds, manifests={name: manifest})
@@ -420,7 +438,8 @@ def _refuse_repeats(runs: Sequence[tuple[Path, str, tuple[str, ...] | None]]) ->
             played[games] = directory
 
 
-def load_runs(run_dirs: PathLike | Iterable[PathLike], require_manifest: bool = False) -> RunData:
+def load_runs(run_dirs: PathLike | Iterable[PathLike], require_manifest: bool = False,
+              compact: bool = False) -> RunData:
     """Load and stack several run directories.
 
     Parameters
@@ -430,6 +449,8 @@ def load_runs(run_dirs: PathLike | Iterable[PathLike], require_manifest: bool = 
         the ``run`` key.
     require_manifest
         Refuse a directory without ``manifest.json`` (see :func:`load_run`).
+    compact
+        Integer columns narrowed (see :func:`load_run`); ``runs-report`` loads so.
 
     Returns
     -------
@@ -446,11 +467,11 @@ def load_runs(run_dirs: PathLike | Iterable[PathLike], require_manifest: bool = 
     if not directories:
         raise ValueError("load_runs: no run directory given")
     paths = [Path(directory) for directory in directories]
-    check_fits(paths)  # told in one line, not found out by swapping
+    check_fits(paths, compact)  # told in one line, not found out by swapping
     # before a row is read, from the manifests: two copies of a 2,000,000-game run were read whole, then refused (a
     # manifest load_run accepts lists the seats, so they decide; a run without one has no seed, so no games to repeat)
     _refuse_repeats([(path, path.resolve().name, _games_played(*_manifest_seat_mix(path))) for path in paths])
-    loaded = [load_run(directory, require_manifest) for directory in directories]
+    loaded = [load_run(directory, require_manifest, compact) for directory in directories]
     manifests: dict[str, dict[str, Any]] = {}
     for data in loaded:
         manifests.update(data.manifests)

@@ -7,12 +7,13 @@ counts (their footers: nothing else is read) the least memory the frames will ta
 naming the largest run when even that exceeds the memory the machine has available.
 
 It is a lower bound, so it never refuses a load that would fit: each column at its in-memory width (a number at
-the width the file stores it, text as a one-byte category code), the run columns the loader adds, and twice
-that when several runs are stacked (the loaded runs and their stack are both held while the stack is built).
-A report needs more than its frames: ``runs-report`` of one run peaked at 1.6-2.5 times its frames' size above
-a 100-game run's peak (``luna:5`` 1.6-1.8 times, 334-364 bytes a seat row against the frame's 204; a duel 2.3,
-``luna:5`` with per-round rows 2.2, against ``balanced`` 2.5; 0.5-4 million seat rows), so a load near the bound
-may still run out of memory: the bound refuses the hopeless ones.
+the width the file stores it, or one byte for an integer a compact load narrows, text as a one-byte category
+code), the run columns the loader adds, and twice that when several runs are stacked (the loaded runs and their
+stack are both held while the stack is built).
+A report needs more than its frames: ``runs-report`` (a compact load) peaked at 2.5-3.4 times its frames' size
+above a 100-game run's peak (2,000,000 games of ``luna:5``, frames of 143 MiB, 2.5 times; of
+``scripted:balanced,luna:5`` 2.8; 600,000 of ``luna:5`` with per-round rows 3.3; three runs stacked 3.4), so a
+load near the bound may still run out of memory: the bound refuses the hopeless ones.
 """
 
 from __future__ import annotations
@@ -26,34 +27,34 @@ import pyarrow.parquet as pq
 from analysis.schema import ROUNDS_FILE, RUN_COLUMNS, SEATS_FILE
 
 #: Bytes a row of the run columns takes in a loaded frame: text as a one-byte category code, numbers as int64
-#: (``analysis.load._with_labels``).
+#: (``analysis.load._with_labels``; a compact load narrows them to a byte).
 _TEXT_CODE_BYTES = 1
 _LABEL_NUMBER_BYTES = 8
 _TEXT_LABELS = ("run", "variant", "seats", "opponents")
-#: The per-round frame gets each row's Luna level as int64 besides the file's columns.
+#: The per-round frame gets each row's Luna level as int64 (a byte, compact) besides the file's columns.
 _ROUND_LEVEL_BYTES = 8
 _MEMINFO = Path("/proc/meminfo")
 _GIB = 2**30
 
 
-def _row_bytes(schema: pa.Schema) -> int:
-    """Bytes one row of a file with ``schema`` takes once loaded, at the least."""
+def _row_bytes(schema: pa.Schema, compact: bool) -> int:
+    """Bytes one row of a file with ``schema`` takes once loaded (``compact``: integers narrowed), at the least."""
     total = 0
     for field in schema:
         kind = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
         if pa.types.is_string(kind) or pa.types.is_large_string(kind):
             total += _TEXT_CODE_BYTES
-        elif pa.types.is_boolean(kind):
+        elif pa.types.is_boolean(kind) or (compact and pa.types.is_integer(kind)):
             total += 1
         else:
             total += max(kind.bit_width // 8, 1)
     for name in RUN_COLUMNS:
         if name not in schema.names:
-            total += _TEXT_CODE_BYTES if name in _TEXT_LABELS else _LABEL_NUMBER_BYTES
+            total += _TEXT_CODE_BYTES if name in _TEXT_LABELS else 1 if compact else _LABEL_NUMBER_BYTES
     return total
 
 
-def file_bytes(path: Path) -> int:
+def file_bytes(path: Path, compact: bool = False) -> int:
     """The least memory ``path`` (a run's ``seats.parquet`` or ``luna_rounds.parquet``) takes loaded; 0 when it
     is missing or unreadable (the loader then says what is wrong with it)."""
     try:
@@ -61,13 +62,15 @@ def file_bytes(path: Path) -> int:
         schema = metadata.schema.to_arrow_schema()
     except (OSError, pa.ArrowException):
         return 0
-    extra = _ROUND_LEVEL_BYTES if path.name == ROUNDS_FILE and "level" not in schema.names else 0
-    return metadata.num_rows * (_row_bytes(schema) + extra)
+    level = 1 if compact else _ROUND_LEVEL_BYTES
+    extra = level if path.name == ROUNDS_FILE and "level" not in schema.names else 0
+    return metadata.num_rows * (_row_bytes(schema, compact) + extra)
 
 
-def runs_bytes(run_dirs: Sequence[Path]) -> tuple[int, Path | None]:
-    """The least memory loading ``run_dirs`` together takes, and the run that takes the most."""
-    sizes = {directory: sum(file_bytes(directory / name) for name in (SEATS_FILE, ROUNDS_FILE))
+def runs_bytes(run_dirs: Sequence[Path], compact: bool = False) -> tuple[int, Path | None]:
+    """The least memory loading ``run_dirs`` together takes (``compact`` as in :func:`analysis.load.load_runs`),
+    and the run that takes the most."""
+    sizes = {directory: sum(file_bytes(directory / name, compact) for name in (SEATS_FILE, ROUNDS_FILE))
              for directory in run_dirs}
     if not sizes:
         return 0, None
@@ -89,13 +92,15 @@ def available_memory(meminfo: Path = _MEMINFO) -> int | None:
     return None
 
 
-def check_fits(run_dirs: Sequence[Path], available: int | None = None) -> None:
+def check_fits(run_dirs: Sequence[Path], compact: bool = False, available: int | None = None) -> None:
     """Refuse, before any row is read, runs whose frames cannot fit in the memory available (module docstring).
 
     Parameters
     ----------
     run_dirs
         The run directories to be loaded together.
+    compact
+        Whether they are loaded with their integers narrowed (:func:`analysis.load.load_runs`).
     available
         Bytes available; by default :func:`available_memory` (no check where it is unknown).
 
@@ -107,7 +112,7 @@ def check_fits(run_dirs: Sequence[Path], available: int | None = None) -> None:
     available = available_memory() if available is None else available
     if available is None:
         return
-    needed, largest = runs_bytes(run_dirs)
+    needed, largest = runs_bytes(run_dirs, compact)
     if largest is None or needed <= available:
         return
     several = f" ({len(run_dirs)} runs, the largest this one)" if len(run_dirs) > 1 else ""

@@ -52,7 +52,8 @@ def test_runs_too_large_for_the_memory_available_are_refused_in_one_line(tmp_pat
     check_fits([run], available=needed)  # exactly enough: no refusal
     with pytest.raises(ValueError, match=r"big/seats\.parquet: too large to load whole: its rows take at least"):
         check_fits([run], available=needed - 1)
-    # from the command line: refused before anything is read or written
+    # from the command line (a compact load, integers narrowed): refused before anything is read or written
+    needed, _ = runs_bytes([run], compact=True)
     monkeypatch.setattr(load_memory, "available_memory", lambda: needed - 1)
     out = tmp_path / "report"
     capsys.readouterr()
