@@ -133,7 +133,8 @@ FIGURE_CAPTIONS: dict[str, str] = {
     "majority_by_round": "Luna's mean majority values by round",
     "blocking_probability": "Probability that Luna blocks a player with total t, per round, every level together "
                             "(the table gives each level)",
-    "variant_differences": "Variant − base paired differences, 95 % intervals",
+    "variant_differences": "Variant − base paired differences, 95 % intervals (Luna alone, or the most common "
+                           "opponents; the table has every pair of runs)",
 }
 
 
@@ -328,10 +329,23 @@ def build_figures(data: RunData) -> dict[str, Figure]:
             "reshuffles_by_round": deck.reshuffles_by_round(rounds), "grade2_by_round": deck.grade2_by_round(rounds),
             "majority_by_round": deck.majority_by_round(rounds),
             "blocking_probability": deck.blocking_probability(rounds, by=None)})
-    differences = stats.variant_differences(data, by="level")
+    differences = figure_differences(data, stats.variant_differences(data, by="level"))
     if not differences.empty:
         figures["variant_differences"] = plots.plot_variant_differences(differences, hue="level")
     return figures
+
+
+def figure_differences(data: RunData, differences: pd.DataFrame) -> pd.DataFrame:
+    """The variant differences the figure draws: those of the runs :func:`figure_slice` shows (Luna alone, else the
+    most common opponents), and of each variant, level and metric the first pair of runs (the table holds every
+    pair). A variant played alone and against a profile gave two rows a level, and the figure, which draws one
+    point a variant, level and metric, refused them: ``runs-report`` of such runs stopped with no report."""
+    if differences.empty:
+        return differences
+    opponents = data.seats.drop_duplicates("run").set_index("run")["opponents"].astype(str)
+    shown = figure_slice(pd.DataFrame({"opponents": differences["variant_run"].map(opponents).to_numpy()}))
+    rows = differences.iloc[shown.index.to_numpy()]
+    return rows.drop_duplicates(["metric", "variant", "level"], keep="first")
 
 
 def render_study(

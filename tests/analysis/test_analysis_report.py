@@ -342,3 +342,24 @@ def test_figure_slice_ignores_opponents_only_another_variant_has(make_run):
     shown = report.figure_slice(load_runs(runs).seats)
     assert set(shown["opponents"]) == {"tank"}
     assert len(shown) == 8
+
+
+def test_a_variant_played_alone_and_against_a_profile_gets_its_figure_of_luna_alone(tmp_path):
+    # bug: runs-report of a variant played both alone and against `balanced` stopped with "plot_variant_differences:
+    # several rows per (metric, variant, level)" and wrote no report (found by a mutation audit's helper session)
+    from sim.cli import main
+
+    overlay = tmp_path / "later.toml"
+    overlay.write_text("[luna.levels.4]\nhelium_tokens = [12, 20]\n", encoding="utf-8")
+    runs = {"solo": ["--seats", "luna:4"], "vs": ["--seats", "scripted:balanced,luna:4"]}
+    for name, seats in list(runs.items()):
+        for suffix, extra in (("", []), ("-later", ["--overlay", str(overlay)])):
+            assert main(["simulate", *seats, *extra, "--games", "200", "--seed", "2", "--out",
+                         str(tmp_path / f"{name}{suffix}"), "--quiet"]) == 0
+    data = load_runs([tmp_path / name for name in ("solo", "solo-later", "vs", "vs-later")])
+    table = report.report_tables(data)["variant_differences"]
+    assert sorted(set(table["base_run"])) == ["solo", "vs"]  # the table keeps both pairs
+    solo = table[table["base_run"] == "solo"]
+    figure = report.build_figures(data)["variant_differences"]
+    (container,) = figure.axes[0].containers  # one series: the level of the pair of Luna alone
+    assert container.lines[0].get_xdata().tolist() == pytest.approx(solo["diff"].tolist())
