@@ -48,10 +48,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.load_memory import check_fits
+from analysis.load_memory import check_fits, is_text
 from analysis.run_manifest import ManifestError, check_agreement, check_digests
 from analysis.schema import (
     BASE_VARIANT,
@@ -62,6 +61,7 @@ from analysis.schema import (
     ROUNDS_FILE,
     ROUNDS_REQUIRED,
     RUN_COLUMNS,
+    RUN_TEXT_COLUMNS,
     SCORE_TOTAL,
     SCRIPTED,
     SEATS_FILE,
@@ -155,13 +155,6 @@ def read_manifest(run_dir: PathLike) -> dict[str, Any]:
     return manifest
 
 
-def _is_text(field: pa.Field) -> bool:
-    """Text, or text the file already keeps as a dictionary (a frame with categoricals written by pandas), whose
-    categories come in the writer's order rather than sorted."""
-    kind = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
-    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
-
-
 def _sorted_categories(column: pd.Series) -> pd.Series:
     """``column`` (a categorical) with its categories in sorted order: groups and sorts come out as for text."""
     categories = column.cat.categories
@@ -187,7 +180,7 @@ def _read_parquet(path: Path, required: Sequence[str], compact: bool = False) ->
     at full width, and arrow's memory pool kept that memory once it was let go)."""
     try:
         schema = pq.read_schema(path)
-        text = [field.name for field in schema if _is_text(field)]
+        text = [field.name for field in schema if is_text(field)]  # a dictionary's categories: the writer's order
         source = pq.ParquetFile(path, read_dictionary=text)
         columns: dict[str, pd.Series] = {}
         for name in schema.names:
@@ -330,7 +323,7 @@ def stacked(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
 def _empty_rounds() -> pd.DataFrame:
     columns: dict[str, pd.Series] = {}
     for column in (*RUN_COLUMNS, *ROUNDS_REQUIRED, "level"):
-        text = column in CARD_COLUMNS or column in ("run", "variant", "seats", "opponents")
+        text = column in CARD_COLUMNS or column in RUN_TEXT_COLUMNS
         columns[column] = pd.Series(dtype=pd.CategoricalDtype(pd.Index([], dtype="str")) if text else "int64")
     return pd.DataFrame(columns)
 
@@ -395,7 +388,8 @@ def load_run(run_dir: PathLike, require_manifest: bool = False, compact: bool = 
         orphans = int(rounds["level"].isna().sum())
         if orphans:
             raise ValueError(f"{rounds_path}: {orphans} row(s) have no matching Luna seat in {SEATS_FILE}")
-        rounds["level"] = narrowest(rounds["level"].astype("int64")) if compact else rounds["level"].astype("int64")
+        level = rounds["level"].astype("int64")
+        rounds["level"] = narrowest(level) if compact else level
         rounds = _with_labels(_in_order(rounds, ["game", "seat", "round"]), labels, compact)
     else:
         rounds = _empty_rounds()

@@ -24,17 +24,23 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.schema import ROUNDS_FILE, RUN_COLUMNS, SEATS_FILE
+from analysis.schema import ROUNDS_FILE, RUN_COLUMNS, RUN_TEXT_COLUMNS, SEATS_FILE
 
 #: Bytes a row of the run columns takes in a loaded frame: text as a one-byte category code, numbers as int64
 #: (``analysis.load._with_labels``; a compact load narrows them to a byte).
 _TEXT_CODE_BYTES = 1
 _LABEL_NUMBER_BYTES = 8
-_TEXT_LABELS = ("run", "variant", "seats", "opponents")
 #: The per-round frame gets each row's Luna level as int64 (a byte, compact) besides the file's columns.
 _ROUND_LEVEL_BYTES = 8
 _MEMINFO = Path("/proc/meminfo")
 _GIB = 2**30
+
+
+def is_text(field: pa.Field) -> bool:
+    """Text, or text the file already keeps as a dictionary (a frame with categoricals written by pandas): loaded as
+    a categorical, a byte a row."""
+    kind = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
 def _row_bytes(schema: pa.Schema, compact: bool) -> int:
@@ -42,7 +48,7 @@ def _row_bytes(schema: pa.Schema, compact: bool) -> int:
     total = 0
     for field in schema:
         kind = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
-        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        if is_text(field):
             total += _TEXT_CODE_BYTES
         elif pa.types.is_boolean(kind) or (compact and pa.types.is_integer(kind)):
             total += 1
@@ -50,7 +56,7 @@ def _row_bytes(schema: pa.Schema, compact: bool) -> int:
             total += max(kind.bit_width // 8, 1)
     for name in RUN_COLUMNS:
         if name not in schema.names:
-            total += _TEXT_CODE_BYTES if name in _TEXT_LABELS else 1 if compact else _LABEL_NUMBER_BYTES
+            total += _TEXT_CODE_BYTES if name in RUN_TEXT_COLUMNS else 1 if compact else _LABEL_NUMBER_BYTES
     return total
 
 

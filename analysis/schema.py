@@ -48,6 +48,8 @@ ROUNDS_REQUIRED: tuple[str, ...] = tuple(name for name in ROUND_NUMERIC if name 
 
 #: Columns the loader adds to both frames; each is constant within one run directory.
 RUN_COLUMNS: tuple[str, ...] = ("run", "variant", "seats", "opponents", "luna_level", "n_seats")
+#: Those of them that are text (categoricals); the others are integers.
+RUN_TEXT_COLUMNS: tuple[str, ...] = RUN_COLUMNS[:4]
 
 LUNA = "luna"
 SCRIPTED = "scripted"
@@ -56,6 +58,6 @@ BASE_VARIANT = "base"
 __all__ = [
     "BASE_VARIANT", "CARD_COLUMNS", "CATEGORIES", "CATEGORY_SCORES", "COMPANIES", "COUNTER_COLUMNS",
     "FIRST_ROUND_COLUMNS", "INTERACTION_COLUMNS", "LUNA", "MAJORITY_COLUMNS", "MAJORITY_TYPES", "MANIFEST_FILE",
-    "ROUNDS_FILE", "ROUNDS_REQUIRED", "RUN_COLUMNS", "SCORE_COLUMNS", "SCORE_TOTAL", "SCRIPTED", "SEATS_FILE",
-    "SEATS_REQUIRED", "SLOTS", "SWITCHED_SLOTS",
+    "ROUNDS_FILE", "ROUNDS_REQUIRED", "RUN_COLUMNS", "RUN_TEXT_COLUMNS", "SCORE_COLUMNS", "SCORE_TOTAL", "SCRIPTED",
+    "SEATS_FILE", "SEATS_REQUIRED", "SLOTS", "SWITCHED_SLOTS",
 ]
